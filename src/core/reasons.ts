@@ -1,0 +1,53 @@
+/**
+ * The one list of reason codes a component result may carry.
+ *
+ * A reason on an `ok` result explains a deliberate score (a wrong answer is `ok` with score 0 and
+ * reason `wrong_answer`); a reason on an `unscorable` result says why no score could be given.
+ * `docs/reasons.md` is generated from this table (see `test/docs.test.ts`), so the docs never drift.
+ */
+export const REASONS = {
+  // unscorable: the verifier could not decide
+  no_answer: "No final answer could be extracted from the completion.",
+  multiple_answers: "Several conflicting final answers were found and the spec asks for exactly one.",
+  parse_error: "The extracted answer (or the reference) could not be parsed.",
+  undecidable: "Both sides parsed but equivalence could not be decided exactly or by sampling.",
+  timeout: "The verifier passed its hard deadline and was stopped (worker terminated).",
+  no_reference: "The rollout has no `reference` and this verifier needs one.",
+  invalid_reference: "The rollout's `reference` has the wrong shape for this verifier.",
+  no_completion: "The rollout has no completion text.",
+  no_json: "No JSON document was found in the completion.",
+  invalid_json: "The JSON found in the completion does not parse.",
+  sandbox_error: "The code sandbox failed for reasons not caused by the program.",
+  memory_limit: "The program exceeded its memory limit.",
+  logprob_error: "Token log-probs were missing or malformed.",
+  judge_error: "The judge model call failed.",
+  worker_error: "The verifier crashed; the message is in `details.error`.",
+  // ok with a deliberate score
+  wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
+  no_match: "The pattern or text was not found (score 0).",
+  format_mismatch: "The completion does not have the required format (score 0).",
+  gated: "The component's gate did not pass, so it contributes nothing to the reward.",
+  schema_violation: "The document does not satisfy the schema.",
+} as const;
+
+/** A reason code from {@link REASONS}. */
+export type ReasonCode = keyof typeof REASONS;
+
+/** Reasons that mean "could not decide" (the component is `unscorable`). */
+export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
+  "no_answer",
+  "multiple_answers",
+  "parse_error",
+  "undecidable",
+  "timeout",
+  "no_reference",
+  "invalid_reference",
+  "no_completion",
+  "no_json",
+  "invalid_json",
+  "sandbox_error",
+  "memory_limit",
+  "logprob_error",
+  "judge_error",
+  "worker_error",
+]);

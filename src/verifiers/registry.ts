@@ -1,0 +1,33 @@
+import type { VerifierDefinition } from "./types.js";
+import { mathVerifier } from "./math/index.js";
+import { thinkFormatVerifier } from "./format/think-format.js";
+import { exactVerifier } from "./text/exact.js";
+import { containsVerifier } from "./text/contains.js";
+import { regexVerifier } from "./text/regex.js";
+import { overlongVerifier } from "./length/overlong.js";
+
+/**
+ * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
+ * Workers import this same module, so a type registered here is available in every worker.
+ */
+const BUILTIN: VerifierDefinition<never>[] = [
+  mathVerifier,
+  thinkFormatVerifier,
+  exactVerifier,
+  containsVerifier,
+  regexVerifier,
+  overlongVerifier,
+] as unknown as VerifierDefinition<never>[];
+
+const registry = new Map<string, VerifierDefinition<unknown>>();
+for (const v of BUILTIN) registry.set(v.type, v as VerifierDefinition<unknown>);
+
+/** Looks up a verifier type; `undefined` when unknown. */
+export function getVerifier(type: string): VerifierDefinition<unknown> | undefined {
+  return registry.get(type);
+}
+
+/** All registered verifier type names, sorted. */
+export function verifierTypes(): string[] {
+  return [...registry.keys()].sort();
+}

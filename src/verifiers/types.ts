@@ -1,0 +1,37 @@
+import type { z } from "zod";
+import type { ComponentResult, Rollout } from "../core/types.js";
+
+/** What a verifier sees for one rollout. */
+export interface VerifierInput {
+  /** Completion text; for chat completions, the assistant turns joined by blank lines. */
+  completion: string;
+  /** The rollout's `reference`, `undefined` when absent. */
+  reference: unknown;
+  /** The whole rollout (labels, metadata, log-probs, step). */
+  rollout: Rollout;
+}
+
+/** A ready verifier: pure function of one rollout. May be async (sandboxes, HTTP judges). */
+export type VerifyFn = (input: VerifierInput) => ComponentResult | Promise<ComponentResult>;
+
+/**
+ * A verifier type, registered by its kebab-case name and instantiated from a spec component's options.
+ * `options` validates the component's type options (camelCase keys); unknown keys are rejected.
+ */
+export interface VerifierDefinition<O = unknown> {
+  /** kebab-case type name used in specs (`think-format`). */
+  type: string;
+  /** One line saying what it computes, printed by `rewardkit check`. */
+  summary: string;
+  /** Options schema (zod), applied to the component's type options. */
+  options: z.ZodType<O>;
+  /**
+   * `worker`: runs in the worker pool under a hard deadline (anything that can be slow: CAS, user regexes).
+   * `inline`: linear-time by construction; runs on the main thread.
+   */
+  isolation: "worker" | "inline";
+  /** Default hard deadline per rollout, milliseconds (overridable by the component's `timeoutMs`). */
+  defaultTimeoutMs: number;
+  /** Builds the verify function from validated options. Called once per worker / engine. */
+  create(options: O): VerifyFn;
+}
