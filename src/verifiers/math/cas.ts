@@ -1,0 +1,240 @@
+/**
+ * CAS fallback over `@cortex-js/compute-engine`, loaded lazily.
+ *
+ * The engine module costs ~150 ms to import and ~90 ms to construct, so it is loaded with a dynamic
+ * `import()` on the first answer the fast path cannot decide ({@link loadCas}); until then the
+ * synchronous comparison throws {@link NeedCas} and `verifyMath` returns a Promise once.
+ *
+ * Known gaps of the engine worked around here (see docs/dependencies.md, "LaTeX parsing"):
+ * - its `isEqual` uses a numeric tolerance (`1/2004!` = `1/2006!`): never used; equality is a symbolic
+ *   difference that simplifies/expands to 0, or a numeric difference at 50 significant digits that is
+ *   below 1e-25 relative (and a difference above 1e-12 relative is a definite "not equal");
+ * - `isEqual` is `undefined` with free variables: numeric sampling at seeded random points instead;
+ * - parse errors compare equal to each other: any `Error` node (invalid expression) is `parse_error`.
+ */
+import type * as CE from "@cortex-js/compute-engine";
+import type { ComputeEngine, Expression } from "@cortex-js/compute-engine";
+import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
+
+type CeModule = typeof CE;
+
+let mod: CeModule | undefined;
+let engine: ComputeEngine | undefined;
+let loading: Promise<void> | undefined;
+
+/** Whether the engine is loaded (then CAS comparisons run synchronously). */
+export function casLoaded(): boolean {
+  return engine !== undefined;
+}
+
+/**
+ * Loads and constructs the compute engine once (idempotent). Precision is set to 50 digits.
+ * @returns a Promise resolved when the engine is ready; rejects only if the module cannot load.
+ */
+export function loadCas(): Promise<void> {
+  loading ??= import("@cortex-js/compute-engine").then((m) => {
+    mod = m;
+    const ce = new m.ComputeEngine();
+    ce.precision = 50;
+    engine = ce;
+  });
+  return loading;
+}
+
+function ce(): ComputeEngine {
+  if (!engine) throw new NeedCas();
+  return engine;
+}
+
+/** Deterministic PRNG (mulberry32); a fixed seed gives the same sample points on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function hasError(e: Expression): boolean {
+  if (!e.isValid) return true;
+  return JSON.stringify(e.json).includes('"Error"');
+}
+
+/** Parses LaTeX; `null` on a parse error (Error nodes never compare equal). */
+export function casParse(latex: string): Expression | null {
+  try {
+    const e = ce().parse(latex);
+    return hasError(e) ? null : e;
+  } catch (err) {
+    if (err instanceof NeedCas) throw err;
+    return null;
+  }
+}
+
+/** log10 of |x| for a numeric expression (bignum aware, so 1e-5749 is not 0); `NaN` if not numeric. */
+function log10Abs(x: Expression): number {
+  const im = x.im;
+  if (Number.isFinite(im) && im !== 0) return Math.log10(Math.hypot(x.re, im));
+  const big = x.bignumRe;
+  if (big !== undefined) {
+    const m = /^(-?)(\d+)(?:\.(\d*))?(?:e([-+]?\d+))?$/i.exec(String(big));
+    if (m) {
+      const digits = ((m[2] ?? "") + (m[3] ?? "")).replace(/^0+/, "");
+      if (digits === "") return -Infinity;
+      const lead = Number(`${digits[0]}.${digits.slice(1, 16) || "0"}`);
+      const intLen = (m[2] ?? "").replace(/^0+/, "").length;
+      const fracLeadingZeros = intLen === 0 ? ((m[3] ?? "").length - (m[3] ?? "").replace(/^0+/, "").length) : 0;
+      const exp10 = (intLen > 0 ? intLen - 1 : -(fracLeadingZeros + 1)) + Number(m[4] ?? 0);
+      return Math.log10(lead) + exp10;
+    }
+  }
+  const re = x.re;
+  if (!Number.isFinite(re)) return NaN;
+  return re === 0 ? -Infinity : Math.log10(Math.abs(re));
+}
+
+function isZero(e: Expression): boolean {
+  const j = e.json;
+  return j === 0 || (typeof j === "object" && j !== null && "num" in j && Number(j.num) === 0);
+}
+
+/** Numeric value as complex floats (NaN when not numeric). */
+function complexAt(e: Expression): [number, number] {
+  const v = e.N();
+  const re = v.re;
+  const im = v.im;
+  return [re, Number.isFinite(im) ? im : 0];
+}
+
+function close(a: [number, number], b: [number, number], tol: number): boolean {
+  const scale = Math.max(1, Math.hypot(a[0], a[1]), Math.hypot(b[0], b[1]));
+  return Math.hypot(a[0] - b[0], a[1] - b[1]) <= tol * scale;
+}
+
+function finite(a: [number, number]): boolean {
+  return Number.isFinite(a[0]) && Number.isFinite(a[1]);
+}
+
+function variables(...es: Expression[]): string[] {
+  const s = new Set<string>();
+  for (const e of es) for (const v of e.unknowns) s.add(v);
+  return [...s].sort();
+}
+
+/** Sample values in [0.35, 2.65], away from 0, 1 and integers, where typical answers are defined. */
+function samplePoints(vars: string[], settings: CompareSettings): Record<string, number>[] {
+  const rnd = prng(settings.seed);
+  const pts: Record<string, number>[] = [];
+  for (let k = 0; k < settings.samplePoints; k++) {
+    const p: Record<string, number> = {};
+    for (const v of vars) p[v] = 0.35 + 2.3 * rnd();
+    pts.push(p);
+  }
+  return pts;
+}
+
+function at(e: Expression, p: Record<string, number>): [number, number] {
+  try {
+    return complexAt(e.subs(p));
+  } catch {
+    return [NaN, NaN];
+  }
+}
+
+/**
+ * Compares two scalar LaTeX expressions with the CAS.
+ *
+ * Order: parse (Error → `parse_error`); symbolic difference simplifies to 0 → equal (`cas`);
+ * without free variables, a 50-digit numeric difference (|a−b| ≤ 1e-25·max(|a|,|b|) → equal,
+ * > 1e-12 → not equal; when `goldDecimal`, |a−b| ≤ relTol·|a| → equal); with free variables,
+ * `expand(a−b) = 0` → equal, else numeric sampling at `samplePoints` seeded points (all finite points
+ * agree within `sampleTol` and ≥ 2 are finite → equal via `sampling`; one finite disagreement → not
+ * equal); anything else → `undecidable`.
+ *
+ * @throws NeedCas when the engine is not loaded yet.
+ */
+export function casCompare(gold: string, pred: string, goldDecimal: boolean, settings: CompareSettings): Verdict {
+  const a = casParse(gold);
+  const b = casParse(pred);
+  if (!a || !b) return { outcome: "parse_error", method: "cas" };
+  const vars = variables(a, b);
+  try {
+    const diff = a.sub(b);
+    if (isZero(diff) || isZero(diff.simplify())) return { outcome: true, method: "cas" };
+    if (vars.length === 0) {
+      const na = a.N();
+      const nb = b.N();
+      const la = log10Abs(na);
+      const lb = log10Abs(nb);
+      const ld = log10Abs(diff.N());
+      if (Number.isNaN(la) || Number.isNaN(lb) || Number.isNaN(ld)) return { outcome: "undecidable", method: "cas" };
+      const scale = Math.max(la, lb);
+      if (goldDecimal && ld <= Math.log10(settings.relTol) + la) return { outcome: true, method: "cas" };
+      if (ld === -Infinity || ld - scale <= -25) return { outcome: true, method: "cas" };
+      if (ld - scale > -12) return { outcome: false, method: "cas" };
+      return { outcome: "undecidable", method: "cas" };
+    }
+    const ex = mod?.expand(diff);
+    if (ex && isZero(ex)) return { outcome: true, method: "cas" };
+  } catch (err) {
+    if (err instanceof NeedCas) throw err;
+    // fall through to sampling
+  }
+  return sample(vars, settings, (p) => [at(a, p), at(b, p)], (x, y) => close(x, y, settings.sampleTol));
+}
+
+function sample(
+  vars: string[],
+  settings: CompareSettings,
+  values: (p: Record<string, number>) => [[number, number], [number, number]],
+  same: (x: [number, number], y: [number, number]) => boolean,
+): Verdict {
+  if (vars.length === 0) return { outcome: "undecidable", method: "sampling" };
+  let agree = 0;
+  for (const p of samplePoints(vars, settings)) {
+    const [x, y] = values(p);
+    if (!finite(x) || !finite(y)) continue;
+    if (!same(x, y)) return { outcome: false, method: "sampling" };
+    agree++;
+  }
+  return agree >= 2 ? { outcome: true, method: "sampling" } : { outcome: "undecidable", method: "sampling" };
+}
+
+/**
+ * Compares two equations `gl = gr` and `pl = pr` (not single-variable assignments, e.g. planes
+ * `5x - 7y + 11z + 4 = 0`): equivalent when `gl − gr` and `pl − pr` are proportional by a nonzero
+ * constant, checked by sampling the ratio at seeded points.
+ * @throws NeedCas when the engine is not loaded yet.
+ */
+export function casCompareEquations(g: [string, string], p: [string, string], settings: CompareSettings): Verdict {
+  const gl = casParse(g[0]);
+  const gr = casParse(g[1]);
+  const pl = casParse(p[0]);
+  const pr = casParse(p[1]);
+  if (!gl || !gr || !pl || !pr) return { outcome: "parse_error", method: "cas" };
+  const f = gl.sub(gr);
+  const h = pl.sub(pr);
+  const vars = variables(f, h);
+  let ratio: [number, number] | undefined;
+  return sample(
+    vars,
+    settings,
+    (pt) => {
+      const x = at(f, pt);
+      const y = at(h, pt);
+      // Encode the ratio check as "x = r·y" with r fixed by the first usable point.
+      if (!finite(x) || !finite(y) || Math.hypot(y[0], y[1]) < 1e-12) return [[NaN, NaN], [NaN, NaN]];
+      const den = y[0] * y[0] + y[1] * y[1];
+      const r: [number, number] = [(x[0] * y[0] + x[1] * y[1]) / den, (x[1] * y[0] - x[0] * y[1]) / den];
+      if (ratio === undefined) {
+        if (Math.hypot(r[0], r[1]) < 1e-12) return [[0, 0], [1, 0]];
+        ratio = r;
+      }
+      return [r, ratio];
+    },
+    (x, y) => close(x, y, settings.sampleTol),
+  );
+}

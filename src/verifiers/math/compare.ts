@@ -1,0 +1,364 @@
+/**
+ * Equivalence of two normalized answers: answer shapes (text, multiple choice, times, matrices, sets,
+ * intervals and unions, tuples, solution lists, `\pm`), assignments and equations, then scalars through
+ * the fast path (exact rationals) and the CAS.
+ *
+ * Assignment policy (as in Math-Verify's README, "equations and assignments: `x = 1` → 1"): `x = 5`
+ * and `5` are equal when one side is a bare value and the other a single-variable assignment
+ * (`x`, `y_1`, `\theta`, `f(x)` is not one); two assignments compare their right-hand sides when the
+ * variables agree and are unequal otherwise; a chain `x = 2 + 3 = 5` predicted for a bare gold compares
+ * its last member. Solution lists are unordered (`x=1, x=2` = `2, 1`); a prefix on the first item of a
+ * list applies to all (`n=2,3,4`).
+ */
+import { casCompare, casCompareEquations } from "./cas.js";
+import { fastEval, ratEq, ratToNumber, rat, type FastResult, type Rational } from "./fast.js";
+import type { CompareSettings, Outcome, Verdict } from "./verdict.js";
+
+/** A parsed answer shape. */
+type Node =
+  | { kind: "scalar"; s: string }
+  | { kind: "matrix"; rows: string[][] }
+  | { kind: "set"; items: Node[] } // unordered: \{..\}, bare lists, \pm expansions
+  | { kind: "seq"; open: string; close: string; items: Node[] } // ordered: (a,b), [a,b)
+  | { kind: "union"; items: Node[] };
+
+const OPENERS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+
+/** Splits `s` at top-level occurrences of `sep` (outside (), [], {}, \{\} and \begin..\end). */
+export function splitTop(s: string, sep: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let env = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i] as string;
+    if (c === "\\") {
+      if (s.startsWith("\\begin", i)) env++;
+      else if (s.startsWith("\\end", i)) env--;
+      else if (s[i + 1] === "{" || s[i + 1] === "}") {
+        depth += s[i + 1] === "{" ? 1 : -1;
+        i++;
+        continue;
+      }
+      if (depth === 0 && env === 0 && s.startsWith(sep, i) && !/[a-zA-Z]/.test(s[i + sep.length] ?? "")) {
+        out.push(s.slice(start, i));
+        start = i + sep.length;
+        i += sep.length - 1;
+      }
+      continue;
+    }
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    else if (depth === 0 && env === 0 && s.startsWith(sep, i)) {
+      out.push(s.slice(start, i));
+      start = i + sep.length;
+      i += sep.length - 1;
+    }
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+/** Index of the bracket closing the one opened at 0 (any of ( [ { with mixed closers for intervals). */
+function enclosesWhole(s: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") {
+      depth--;
+      if (depth === 0 && i < s.length - 1) return false;
+    }
+  }
+  return depth === 0;
+}
+
+const MATRIX_RE = /^\\begin\{([pbBvV]?matrix|array)\}(?:\{[^{}]*\})?([\s\S]*)\\end\{\1\}$/;
+const ASSIGN_RE = /^([a-zA-Z](?:_\w+|_\{\w+\})?'?|\\[a-zA-Z]+(?:_\w+)?)=(?!=)(.*)$/;
+
+function parseNode(s: string, depth = 0): Node {
+  if (depth > 6) return { kind: "scalar", s };
+  const m = MATRIX_RE.exec(s);
+  if (m) {
+    const rows = splitTop((m[2] ?? "").trim(), "\\\\")
+      .map((r) => r.trim())
+      .filter((r) => r !== "")
+      .map((r) => splitTop(r, "&").map((c) => c.trim()));
+    return { kind: "matrix", rows };
+  }
+  const u = splitTop(s, "\\cup");
+  if (u.length > 1) return { kind: "union", items: u.map((p) => parseNode(p, depth + 1)) };
+  if (s.startsWith("\\{") && s.endsWith("\\}")) {
+    const inner = s.slice(2, -2);
+    return { kind: "set", items: listItems(inner).flatMap((x) => expandPm(x, depth)) };
+  }
+  const open = s[0] ?? "";
+  const close = s[s.length - 1] ?? "";
+  if ((open === "(" || open === "[") && (close === ")" || close === "]") && enclosesWhole(s)) {
+    const parts = splitTop(s.slice(1, -1), ",");
+    if (parts.length > 1) return { kind: "seq", open, close, items: parts.map((p) => parseNode(p.trim(), depth + 1)) };
+  }
+  const parts = splitTop(s, ",");
+  if (parts.length > 1 || splitTop(s, ";").length > 1) {
+    return { kind: "set", items: listItems(s).flatMap((x) => expandPm(x, depth)) };
+  }
+  const pm = expandPm(s, depth);
+  if (pm.length > 1) return { kind: "set", items: pm };
+  return { kind: "scalar", s };
+}
+
+/** Items of a comma/semicolon list; a `var=` prefix on the first item applies to the whole list. */
+function listItems(s: string): string[] {
+  const items = splitTop(s, ",").flatMap((x) => splitTop(x, ";")).map((x) => x.trim()).filter((x) => x !== "");
+  const first = ASSIGN_RE.exec(items[0] ?? "");
+  if (first && items.slice(1).every((x) => !x.includes("="))) items[0] = first[2] ?? "";
+  return items.map((x) => {
+    const a = ASSIGN_RE.exec(x);
+    return a ? (a[2] ?? "") : x;
+  });
+}
+
+/** `a \pm b` → [`a+b`, `a-b`] (first occurrence, recursively); `\mp` likewise. */
+function expandPm(s: string, depth: number): Node[] {
+  const m = /\\(pm|mp)(?![a-zA-Z])/.exec(s);
+  if (!m || depth > 4) return [parseNode(s, depth + 1)];
+  const before = s.slice(0, m.index);
+  const after = s.slice(m.index + m[0].length);
+  const [first, second] = m[1] === "pm" ? ["+", "-"] : ["-", "+"];
+  const wrap = (op: string) => (before.trim() === "" ? `${op === "-" ? "-" : ""}${after}` : `${before}${op}${after}`);
+  return [...expandPm(wrap(first), depth + 1), ...expandPm(wrap(second), depth + 1)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Special scalar shapes
+
+const CHOICE_RE = /^\(?([A-E])\)?$/;
+const PRED_CHOICE_RE = /^\(?([A-Ea-e])\)?(?:[\s:.)].*)?$/;
+const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])?\.?\s*(?:m\.?)?$/i;
+
+function textKey(s: string): string {
+  return s
+    .replace(/\\[a-zA-Z]+/g, " ")
+    .replace(/[^a-zA-Z0-9]+/g, "")
+    .toLowerCase();
+}
+
+/** A word answer: letters only, with at least one run of three letters (not `p-q`, `2k`). */
+export function looksLikeText(s: string): boolean {
+  return /^[a-zA-Z][a-zA-Z\s'\-.]*$/.test(s) && /[a-zA-Z]{3,}/.test(s);
+}
+
+function timeMinutes(s: string): { min: number; mer: string | undefined } | null {
+  const m = TIME_RE.exec(s);
+  if (!m) return null;
+  const h = Number(m[1]);
+  const mi = Number(m[2]);
+  if (h > 23 || mi > 59) return null;
+  return { min: (h % 12) * 60 + mi, mer: m[4]?.toLowerCase() ?? (h >= 12 && h <= 23 && h !== 12 ? "p" : undefined) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+
+function stripPercent(s: string): { s: string; pct: boolean } {
+  return s.endsWith("%") ? { s: s.slice(0, -1), pct: true } : { s, pct: false };
+}
+
+const BALANCED_RE = /[{}()[\]]/g;
+/** Balanced brackets (so that string equality of two malformed answers is not taken as a match). */
+function wellFormed(s: string): boolean {
+  let d = 0;
+  for (const m of s.matchAll(BALANCED_RE)) {
+    d += m[0] === "{" || m[0] === "(" || m[0] === "[" ? 1 : -1;
+    if (d < 0 && m[0] === "}") return false;
+  }
+  return s.split("{").length === s.split("}").length;
+}
+
+function candidates(v: Rational, pct: boolean, settings: CompareSettings): Rational[] {
+  if (!pct || settings.percent === "strict") return [v];
+  return [v, { n: v.n, d: v.d * 100n }].map((r) => rat(r.n, r.d));
+}
+
+function fastCompare(g: FastResult, p: FastResult, gp: boolean, pp: boolean, settings: CompareSettings): Outcome {
+  if (g.kind !== "ok" || p.kind !== "ok") return "undecidable";
+  const gs = candidates(g.value, gp, settings);
+  const ps = candidates(p.value, pp, settings);
+  for (const a of gs) for (const b of ps) if (ratEq(a, b)) return true;
+  // A decimal reference is an approximation only against a non-decimal exact prediction (3.14 vs 22/7),
+  // never against another decimal (13.18 vs 13.183 is wrong).
+  if (g.decimal && !p.decimal) {
+    for (const a of gs)
+      for (const b of ps) {
+        const x = ratToNumber(a);
+        const y = ratToNumber(b);
+        if (Math.abs(x - y) <= settings.relTol * Math.abs(x)) return true;
+      }
+  }
+  return false;
+}
+
+const DECIMAL_RE = /^[-+]?\d*\.\d+%?$/;
+
+/** Compares two scalar (non-list) normalized answers. */
+function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdict {
+  if (gold === pred && wellFormed(gold)) return { outcome: true, method: "string" };
+  // Multiple choice.
+  const gc = CHOICE_RE.exec(gold);
+  if (gc) {
+    const pc = PRED_CHOICE_RE.exec(pred);
+    return { outcome: pc !== null && (pc[1] ?? "").toUpperCase() === gc[1], method: "string" };
+  }
+  // Times of day.
+  const gt = timeMinutes(gold);
+  if (gt) {
+    const pt = timeMinutes(pred);
+    const okMer = !pt || gt.mer === undefined || pt.mer === undefined || gt.mer === pt.mer;
+    return { outcome: pt !== null && pt.min === gt.min && okMer, method: "string" };
+  }
+  // Assignments and equations.
+  const ga = ASSIGN_RE.exec(gold);
+  const pa = ASSIGN_RE.exec(pred);
+  if (ga && pa) {
+    if (ga[1] !== pa[1]) return { outcome: false, method: "string" };
+    return scalarEq(ga[2] ?? "", pa[2] ?? "", settings);
+  }
+  if (ga && !pred.includes("=")) return scalarEq(ga[2] ?? "", pred, settings);
+  if (pa && !gold.includes("=")) {
+    const chain = (pa[2] ?? "").split("=");
+    return scalarEq(gold, chain[chain.length - 1] ?? "", settings);
+  }
+  const geq = splitTop(gold, "=");
+  const peq = splitTop(pred, "=");
+  if (geq.length === 2 && peq.length === 2) {
+    return casCompareEquations([geq[0] ?? "", geq[1] ?? ""], [peq[0] ?? "", peq[1] ?? ""], settings);
+  }
+  if (geq.length === 1 && peq.length > 1) return scalarEq(gold, peq[peq.length - 1] ?? "", settings);
+  if (geq.length > 1) return { outcome: false, method: "string" };
+  // Infinities: only equal as strings.
+  if (/\\infty/.test(gold) || /\\infty/.test(pred)) {
+    const f = (x: string) => x.replace(/^\+/, "");
+    return { outcome: f(gold) === f(pred), method: "string" };
+  }
+  // Numbers.
+  const g = stripPercent(gold);
+  const p = stripPercent(pred);
+  const gf = fastEval(g.s, settings.maxBits);
+  const pf = fastEval(p.s, settings.maxBits);
+  if (gf.kind === "too-big" || pf.kind === "too-big") return { outcome: "undecidable", method: "fast" };
+  if (gf.kind === "ok" && pf.kind === "ok") return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings), method: "fast" };
+  // CAS (percent becomes a division by 100 on the percent side, per the percent policy).
+  const goldDecimal = DECIMAL_RE.test(gold) && !DECIMAL_RE.test(pred);
+  const variants = (x: { s: string; pct: boolean }) =>
+    x.pct && settings.percent === "equal-fraction" ? [x.s, `\\frac{${x.s}}{100}`] : [x.s];
+  let best: Verdict | undefined;
+  for (const a of variants(g))
+    for (const b of variants(p)) {
+      const v = casCompare(a, b, goldDecimal, settings);
+      if (v.outcome === true) return v;
+      if (best === undefined || (best.outcome === false && v.outcome !== false)) best = v;
+    }
+  return best ?? { outcome: "undecidable", method: "cas" };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes
+
+function combine(vs: Verdict[]): Verdict {
+  const method = vs.find((v) => v.method === "sampling")?.method ?? vs.find((v) => v.method === "cas")?.method ?? vs[0]?.method ?? "string";
+  for (const v of vs) if (v.outcome === false) return { outcome: false, method: v.method };
+  for (const v of vs) if (v.outcome !== true) return v;
+  return { outcome: true, method };
+}
+
+function unorderedEq(gs: Node[], ps: Node[], settings: CompareSettings): Verdict {
+  if (gs.length !== ps.length) return { outcome: false, method: "string" };
+  const used = new Array<boolean>(ps.length).fill(false);
+  const found: Verdict[] = [];
+  for (const g of gs) {
+    let hit: Verdict | undefined;
+    let unsure: Verdict | undefined;
+    for (let j = 0; j < ps.length; j++) {
+      if (used[j]) continue;
+      const v = nodeEq(g, ps[j] as Node, settings);
+      if (v.outcome === true) {
+        used[j] = true;
+        hit = v;
+        break;
+      }
+      if (v.outcome !== false) unsure ??= v;
+    }
+    if (!hit) return unsure ?? { outcome: false, method: "string" };
+    found.push(hit);
+  }
+  return combine(found);
+}
+
+function orderedEq(gs: Node[], ps: Node[], settings: CompareSettings): Verdict {
+  if (gs.length !== ps.length) return { outcome: false, method: "string" };
+  const vs: Verdict[] = [];
+  for (let i = 0; i < gs.length; i++) {
+    const v = nodeEq(gs[i] as Node, ps[i] as Node, settings);
+    if (v.outcome === false) return v;
+    vs.push(v);
+  }
+  return combine(vs);
+}
+
+function nodeEq(g: Node, p: Node, settings: CompareSettings): Verdict {
+  if (g.kind === "scalar" && p.kind === "scalar") return scalarEq(g.s, p.s, settings);
+  if (g.kind === "matrix" || p.kind === "matrix") {
+    if (g.kind !== "matrix" || p.kind !== "matrix") return { outcome: false, method: "string" };
+    if (g.rows.length !== p.rows.length) return { outcome: false, method: "string" };
+    const gs: Node[] = [];
+    const ps: Node[] = [];
+    for (let r = 0; r < g.rows.length; r++) {
+      const gr = g.rows[r] as string[];
+      const pr = p.rows[r] as string[];
+      if (gr.length !== pr.length) return { outcome: false, method: "string" };
+      gr.forEach((c) => gs.push({ kind: "scalar", s: c }));
+      pr.forEach((c) => ps.push({ kind: "scalar", s: c }));
+    }
+    return orderedEq(gs, ps, settings);
+  }
+  if (g.kind === "union" || p.kind === "union") {
+    if (g.kind !== "union" || p.kind !== "union") return { outcome: false, method: "string" };
+    return unorderedEq(g.items, p.items, settings);
+  }
+  if (g.kind === "seq" && p.kind === "seq") {
+    if (g.open !== p.open || g.close !== p.close) return { outcome: false, method: "string" };
+    return orderedEq(g.items, p.items, settings);
+  }
+  if (g.kind === "set" && p.kind === "set") return unorderedEq(g.items, p.items, settings);
+  // A tuple gold and a bare list prediction (or the reverse): same order required.
+  if (g.kind === "seq" && p.kind === "set" && g.open === "(" && g.close === ")") return orderedEq(g.items, p.items, settings);
+  if (g.kind === "set" && p.kind === "seq" && p.open === "(" && p.close === ")") return unorderedEq(g.items, p.items, settings);
+  return { outcome: false, method: "string" };
+}
+
+/**
+ * Compares a normalized gold answer with a normalized prediction.
+ *
+ * @param gold normalized reference (see `normalizeAnswer`); `goldText` marks a `\text{}` word answer.
+ * @param pred normalized prediction; `predText` likewise.
+ * @returns the outcome (`true`/`false`/`undecidable`/`parse_error`) and the method that decided it.
+ * @throws NeedCas when the CAS is needed and not loaded yet (the caller loads it and retries).
+ */
+export function compareAnswers(
+  gold: string,
+  pred: string,
+  goldText: boolean,
+  predText: boolean,
+  settings: CompareSettings,
+): Verdict {
+  if (gold === pred && wellFormed(gold)) return { outcome: true, method: "string" };
+  if (goldText || looksLikeText(gold)) {
+    return { outcome: textKey(gold) === textKey(pred) && textKey(gold) !== "", method: "string" };
+  }
+  if (predText && !CHOICE_RE.test(gold) && !TIME_RE.test(gold)) return { outcome: false, method: "string" };
+  return nodeEq(parseNode(gold), parseNode(pred), settings);
+}

@@ -1,0 +1,155 @@
+/**
+ * String-level LaTeX normalization of an extracted answer, before any parsing.
+ *
+ * What it does (in order): unicode symbols to LaTeX; strips math delimiters, `\boxed`, `\left`/`\right`
+ * and sizing commands, `\displaystyle`; `\dfrac`/`\tfrac` to `\frac`; malformed `\frac12`, `\sqrt2`;
+ * thousands separators written as `{,}`, `,\!` or `\,`; spacing commands; degrees (`^\circ`, `°`);
+ * dollars (`\$`); `\%` to `%`; `\text{...}`-like wrappers (a fully wrapped answer is unwrapped and marked
+ * as text; a word after a value is a unit and is dropped: `5\text{ cm}` → `5`); trailing bare units;
+ * trailing punctuation; a lone integer with comma thousands separators (`1,000` → `1000`, but `1, 2`
+ * and `(1,2)` stay lists); insignificant whitespace.
+ *
+ * Assignments (`x = 5`) are NOT removed here: whether `x=` may be dropped depends on the other side
+ * (see `compare.ts`).
+ */
+
+/** A normalized answer: the normalized string and whether it was written as text (`\text{Monday}`). */
+export interface Normalized {
+  s: string;
+  /** The whole answer was a `\text{}`-like wrapper (a word answer such as `\text{Monday}`). */
+  text: boolean;
+}
+
+const UNICODE: [RegExp, string][] = [
+  [/[\u2212\u2013\u2014\u2012]/g, "-"],
+  [/\u00d7/g, "\\times "],
+  [/[\u00b7\u22c5]/g, "\\cdot "],
+  [/\u03c0/g, "\\pi "],
+  [/\u221e/g, "\\infty "],
+  [/\u00b1/g, "\\pm "],
+  [/\u2213/g, "\\mp "],
+  [/\u2264/g, "\\leq "],
+  [/\u2265/g, "\\geq "],
+  [/\u2260/g, "\\neq "],
+  [/\u222a/g, "\\cup "],
+  [/\u2229/g, "\\cap "],
+  [/\u221a/g, "\\sqrt"],
+  [/\u00b0/g, "^\\circ"],
+  [/\u00a0/g, " "],
+  [/\uff0c/g, ","],
+];
+
+const TEXT_CMDS = "text|textbf|textit|textrm|textsf|texttt|mbox|mathrm|mathbf|mathit|mathsf|hbox|emph";
+const WHOLE_TEXT_RE = new RegExp(`^\\\\(?:${TEXT_CMDS})\\s*\\{([^{}]*)\\}$`);
+const TEXT_RE = new RegExp(`\\\\(?:${TEXT_CMDS})\\s*\\{([^{}]*)\\}(\\s*\\^\\s*\\{?\\s*[23]\\s*\\}?)?`, "g");
+
+/** Unit words that may trail a numeric answer without a `\text{}` wrapper (`12 cm`, `5 dollars`). */
+const BARE_UNITS =
+  "square\\s+units|sq\\s+units|units?|square\\s+(?:feet|inches|meters|centimeters|cm|m|ft|in)|cubic\\s+\\w+|" +
+  "cm|mm|km|m|meters?|centimeters?|kilometers?|inch(?:es)?|in|feet|foot|ft|yards?|miles?|mph|" +
+  "dollars?|cents?|degrees?|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|years?|" +
+  "people|students|pounds?|lbs?|kg|grams?|g|liters?|ounces?|oz|gallons?";
+const TRAILING_UNIT_RE = new RegExp(`^(.*[\\d}])\\s+(?:${BARE_UNITS})(?:\\s*\\^\\s*\\{?[23]\\}?)?$`, "i");
+
+function unicodeToLatex(s: string): string {
+  let t = s;
+  for (const [re, rep] of UNICODE) t = t.replace(re, rep);
+  return t;
+}
+
+/** Removes `\boxed{...}` wrappers (keeping their content), balanced. */
+function unbox(s: string): string {
+  let t = s;
+  for (let guard = 0; guard < 8; guard++) {
+    const m = /\\(?:boxed|fbox)\s*\{/.exec(t);
+    if (!m) break;
+    const open = m.index + m[0].length - 1;
+    let depth = 0;
+    let close = -1;
+    for (let i = open; i < t.length; i++) {
+      if (t[i] === "\\") {
+        i++;
+        continue;
+      }
+      if (t[i] === "{") depth++;
+      else if (t[i] === "}" && --depth === 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0) break;
+    t = t.slice(0, m.index) + t.slice(open + 1, close) + t.slice(close + 1);
+  }
+  return t;
+}
+
+/**
+ * Normalizes one answer string (already extracted). Pure, linear-ish in the input length.
+ *
+ * @returns the normalized string and a flag telling whether the answer was a `\text{}` word answer.
+ * @example normalizeAnswer("\\$1{,}000.") // { s: "1000", text: false }
+ * @example normalizeAnswer("5\\text{ cm}^2") // { s: "5", text: false }
+ * @example normalizeAnswer("\\text{Monday}") // { s: "Monday", text: true }
+ */
+export function normalizeAnswer(input: string): Normalized {
+  let s = unicodeToLatex(input).trim();
+  s = unbox(s);
+  // Math delimiters anywhere (answers are short; `$` is also the dollar sign, dropped either way).
+  s = s.replace(/\\[()[\]]/g, " ").replace(/\\\$/g, " ").replace(/\$/g, " ");
+  s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg)(?![a-zA-Z])\s*\.?/g, "");
+  s = s.replace(/\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g, " ");
+  s = s.replace(/\\[dt]frac(?![a-zA-Z])/g, "\\frac");
+  s = s.replace(/\\(?:le|leqslant)(?![a-zA-Z])/g, "\\leq").replace(/\\(?:ge|geqslant)(?![a-zA-Z])/g, "\\geq");
+  s = s.replace(/\\(?:infinity|infin)(?![a-zA-Z])/g, "\\infty");
+  // Thousands separators that LaTeX users write explicitly: 1{,}000, 1,\!000, 1\,000.
+  s = s.replace(/(\d)\{,\}(?=\d{3}(?!\d))/g, "$1");
+  s = s.replace(/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, "$1");
+  s = s.replace(/(\d)\\[,!]\s*(?=\d{3}(?!\d))/g, "$1");
+  s = s.replace(/\{,\}/g, ",");
+  // Spacing commands.
+  s = s.replace(/\\[!,;:> ]/g, " ").replace(/\\q?quad(?![a-zA-Z])/g, " ").replace(/~/g, " ");
+  // Degrees.
+  s = s.replace(/\^\s*\{\s*\\circ\s*\}/g, "").replace(/\^\s*\\circ/g, "").replace(/\\(?:circ|degree)(?![a-zA-Z])/g, "");
+  // Percent.
+  s = s.replace(/\\%/g, "%").replace(/\\text\s*\{\s*%\s*\}/g, "%");
+  s = s.replace(/\\(?:text|mbox|mathrm)\s*\{\s*(?:percent)\s*\}/g, "%");
+  // Text wrappers.
+  let text = false;
+  const whole = WHOLE_TEXT_RE.exec(s.trim());
+  if (whole) {
+    s = (whole[1] ?? "").trim();
+    text = /[a-zA-Z]{2,}/.test(s) && !/\d/.test(s);
+  } else {
+    s = s.replace(TEXT_RE, (_m, inner: string) => {
+      const c = inner.trim();
+      if (c === "") return " ";
+      if (/^(?:and|or|,)$/i.test(c)) return ",";
+      if (/^[a-zA-Z]$/.test(c) || /^[\d.,\s+-]+$/.test(c)) return ` ${c} `;
+      if (c === "%") return "%";
+      if (/^[ap]\.?\s*m\.?$/i.test(c)) return ` ${c} `; // 4:30 \text{ p.m.}
+      return " "; // a unit or a word after a value
+    });
+  }
+  s = s.replace(/\\(?:mathbf|mathrm|mathit|operatorname)\s*\{([^{}]*)\}/g, "$1");
+  // Malformed fractions and roots: \frac12, \frac 59, \frac9{19}, \frac{9}2, \sqrt2.
+  s = s.replace(/\\frac\s*(\d)\s*(\d)/g, "\\frac{$1}{$2}");
+  s = s.replace(/\\frac\s*(\d)\s*\{/g, "\\frac{$1}{");
+  s = s.replace(/\\frac\s*(\{[^{}]*\})\s*(\d)/g, "\\frac$1{$2}");
+  s = s.replace(/\\sqrt\s*(\d)/g, "\\sqrt{$1}");
+  s = s.replace(/_\{(\w+)\}/g, "_$1");
+  // Words "and"/"or" between answers act as commas.
+  s = s.replace(/\s+(?:and|or)\s+/gi, ",");
+  // A leading "x \in" (solution set membership).
+  s = s.replace(/^\s*[a-zA-Z]\s*\\in(?![a-zA-Z])/, "");
+  s = s.trim();
+  if (!text) {
+    const u = TRAILING_UNIT_RE.exec(s);
+    if (u && u[1] !== undefined) s = u[1];
+  }
+  s = s.replace(/[\s.;,]+$/g, "").replace(/^[\s,;]+/, "");
+  // A lone integer with comma thousands separators; `1, 2` (space) is a list and `(1,2)` a tuple.
+  if (/^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*%?$/.test(s)) s = s.replace(/,/g, "");
+  // Whitespace is significant only between two letters (`\cot x`, `4:30 p.m.` keeps nothing else).
+  s = s.replace(/\s+/g, " ").replace(/ (?![a-zA-Z])|(?<![a-zA-Z]) /g, "");
+  return { s, text };
+}
