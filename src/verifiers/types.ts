@@ -30,6 +30,8 @@ export interface VerifierDefinition<O = unknown> {
    * `inline`: linear-time by construction; runs on the main thread.
    */
   isolation: "worker" | "inline";
+  /** Default `passThreshold` for components of this type (default 1); e.g. 0 for penalties in (−∞, 0]. */
+  defaultPassThreshold?: number;
   /** Default hard deadline per rollout, milliseconds (overridable by the component's `timeoutMs`). */
   defaultTimeoutMs: number;
   /** Builds the verify function from validated options. Called once per worker / engine. */

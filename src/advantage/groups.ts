@@ -1,0 +1,80 @@
+/**
+ * Contiguous group segments over a batch, built once and shared by every estimator.
+ * `order[offsets[g] .. offsets[g+1])` are the batch positions of group g, in input order.
+ */
+export interface GroupIndex {
+  /** Batch positions sorted by group (stable). Length = batch size. */
+  order: Int32Array;
+  /** Segment starts into `order`; length = number of groups + 1. */
+  offsets: Int32Array;
+  /** Number of groups. */
+  count: number;
+}
+
+/**
+ * Builds a {@link GroupIndex} from a dense group id per rollout (0 … G−1), by counting sort: O(n + G).
+ * @param groupIds group id per batch position; every id must be an integer in [0, G).
+ * @throws RangeError on a negative or non-integer id.
+ */
+export function buildGroupIndex(groupIds: ArrayLike<number>): GroupIndex {
+  const n = groupIds.length;
+  let g = 0;
+  for (let i = 0; i < n; i++) {
+    const id = groupIds[i]!;
+    if (!Number.isInteger(id) || id < 0) throw new RangeError(`group id at ${i} must be a non-negative integer, got ${id}`);
+    if (id + 1 > g) g = id + 1;
+  }
+  const offsets = new Int32Array(g + 1);
+  for (let i = 0; i < n; i++) offsets[groupIds[i]! + 1]!++;
+  for (let k = 0; k < g; k++) offsets[k + 1]! += offsets[k]!;
+  const fill = offsets.slice(0, g);
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[fill[groupIds[i]!]!++] = i;
+  return { order, offsets, count: g };
+}
+
+/** Maps string group keys to dense ids in order of first appearance. */
+export class GroupIds {
+  private readonly ids = new Map<string, number>();
+  /** Dense id of `key`, assigning the next id on first sight. */
+  idOf(key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+  get size(): number {
+    return this.ids.size;
+  }
+}
+
+/** Statistics of the non-null (non-NaN) rewards of one group. */
+export interface SegmentStats {
+  /** Number of non-null values. */
+  n: number;
+  mean: number;
+  /** Sum of squared deviations from the mean (n·population variance). */
+  m2: number;
+}
+
+/** Mean and squared deviations of `values` at `order[start..end)`, skipping NaN (null rewards). Two-pass for accuracy. */
+export function segmentStats(values: Float64Array, order: Int32Array, start: number, end: number): SegmentStats {
+  let n = 0;
+  let sum = 0;
+  for (let k = start; k < end; k++) {
+    const v = values[order[k]!]!;
+    if (!Number.isNaN(v)) {
+      n++;
+      sum += v;
+    }
+  }
+  const mean = n > 0 ? sum / n : NaN;
+  let m2 = 0;
+  for (let k = start; k < end; k++) {
+    const v = values[order[k]!]!;
+    if (!Number.isNaN(v)) m2 += (v - mean) * (v - mean);
+  }
+  return { n, mean, m2 };
+}

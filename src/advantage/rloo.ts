@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { segmentStats } from "./groups.js";
+import type { AdvantageInput, EstimatorDefinition } from "./types.js";
+
+export const rlooOptions = z.strictObject({
+  /** A group with one non-null reward: `zero` (default) or `raw` (advantage = reward, verl's rule). */
+  singleton: z.enum(["zero", "raw"]).default("zero"),
+});
+export type RlooOptions = z.infer<typeof rlooOptions>;
+
+/**
+ * REINFORCE leave-one-out (Ahmadian et al. 2024, arXiv 2402.14740; verl `compute_rloo_outcome_advantage`):
+ * A_i = r_i − mean_{j≠i} r_j = n/(n−1) · (r_i − mean_g), over the group's non-null rewards.
+ * Example: rewards [1, 0, 0, 1] → mean 0.5 → [0.666667, −0.666667, −0.666667, 0.666667].
+ * @returns advantages, shape [n]; NaN where the reward is null.
+ */
+export function rloo(input: AdvantageInput, o: RlooOptions): Float64Array {
+  const { rewards, groups } = input;
+  const out = new Float64Array(rewards.length).fill(NaN);
+  for (let g = 0; g < groups.count; g++) {
+    const start = groups.offsets[g]!;
+    const end = groups.offsets[g + 1]!;
+    const { n, mean } = segmentStats(rewards, groups.order, start, end);
+    for (let k = start; k < end; k++) {
+      const i = groups.order[k]!;
+      const r = rewards[i]!;
+      if (Number.isNaN(r)) continue;
+      out[i] = n === 1 ? (o.singleton === "raw" ? r : 0) : (n / (n - 1)) * (r - mean);
+    }
+  }
+  return out;
+}
+
+export const rlooEstimator: EstimatorDefinition<RlooOptions> = {
+  name: "rloo",
+  summary: "RLOO: r − mean of the other group members",
+  options: rlooOptions,
+  compute: rloo,
+};

@@ -1,0 +1,64 @@
+import type { Command } from "commander";
+import { formatSummary } from "../../diagnostics/format.js";
+import { scoreFile } from "../../engine/score-file.js";
+import { parseFieldMap } from "../../io/fields.js";
+import { writeFileCreating } from "../../io/output.js";
+import { formatProblem } from "../../spec/errors.js";
+import { loadSpec } from "../../spec/load.js";
+import { createProgress } from "../progress.js";
+import { collect, intOption } from "../options.js";
+
+interface ScoreOpts {
+  spec: string;
+  output?: string;
+  summary?: string;
+  map: string[];
+  label?: string;
+  labelComponent?: string;
+  strict?: boolean;
+  concurrency?: number;
+  quiet?: boolean;
+}
+
+/** `rewardkit score <file|-> --spec <spec>`: the main job. */
+export function registerScore(program: Command): void {
+  program
+    .command("score")
+    .description("score rollouts from a JSONL file (or - for stdin) with a reward spec")
+    .argument("<input>", "rollouts JSONL (.gz by extension), or - for stdin")
+    .requiredOption("-s, --spec <spec>", "reward spec (YAML or JSON)")
+    .option("-o, --output <file>", "scored JSONL (default: stdout); folders are created")
+    .option("--summary <file>", "write the summary as JSON (folders are created)")
+    .option("--map <field=source>", "read a rollout field from another name or dotted path (repeatable)", collect, [])
+    .option("--label <field>", "boolean field (dotted path) to measure agreement against, e.g. labels.correct")
+    .option("--label-component <name>", "component compared with --label (default: the first)")
+    .option("--strict", "stop at the first malformed line (default: report, count and skip it)")
+    .option("--concurrency <n>", "worker threads for slow verifiers (default: CPU count)", intOption)
+    .option("-q, --quiet", "no progress bar, no summary table")
+    .action(async (input: string, o: ScoreOpts) => {
+      const spec = loadSpec(o.spec);
+      const progress = createProgress("scoring", !o.quiet);
+      let problems = 0;
+      const summary = await scoreFile(spec, {
+        input,
+        ...(o.output !== undefined ? { output: o.output } : {}),
+        map: parseFieldMap(o.map),
+        strict: o.strict ?? false,
+        ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+        ...(o.label !== undefined ? { labelField: o.label } : {}),
+        ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
+        onProblem: (p) => {
+          if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
+        },
+        onProgress: (n) => progress.update(n),
+      });
+      progress.stop();
+      if (problems > 20) process.stderr.write(`… ${problems - 20} more malformed lines skipped\n`);
+      if (o.summary) writeFileCreating(o.summary, JSON.stringify(summary, null, 2) + "\n");
+      if (!o.quiet) {
+        // The table goes to stdout only when stdout does not carry the scored JSONL.
+        const toStdout = o.output !== undefined && o.output !== "-";
+        (toStdout ? process.stdout : process.stderr).write(formatSummary(summary) + "\n");
+      }
+    });
+}

@@ -1,0 +1,46 @@
+import { Command, CommanderError } from "commander";
+import { readFileSync } from "node:fs";
+import { SpecError } from "../spec/errors.js";
+import { InputError } from "../engine/score-file.js";
+import { UsageError } from "./errors.js";
+import { registerAdvantages } from "./commands/advantages.js";
+import { registerAudit } from "./commands/audit.js";
+import { registerCheck } from "./commands/check.js";
+import { registerScore } from "./commands/score.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+/** Builds the `rewardkit` command line. Exit codes: 0 ok, 1 usage or input error, 2 internal error. */
+export function buildProgram(): Command {
+  const program = new Command("rewardkit")
+    .description("rewardkit: reward engine for RL post-training of language models")
+    .version(pkg.version)
+    .showHelpAfterError()
+    .exitOverride();
+  registerScore(program);
+  registerCheck(program);
+  registerAdvantages(program);
+  registerAudit(program);
+  return program;
+}
+
+/** Runs the CLI with `argv` (as `process.argv`) and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1; // commander already printed the message
+    if (e instanceof SpecError || e instanceof UsageError || e instanceof InputError) {
+      process.stderr.write(`rewardkit: ${e.message}\n`);
+      return 1;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "ENOENT" || err.code === "EACCES" || err.code === "EISDIR") {
+      process.stderr.write(`rewardkit: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`rewardkit: internal error: ${err.stack ?? String(e)}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,121 @@
+import type { ComponentResult } from "../core/types.js";
+import type { CompiledSpec } from "../spec/types.js";
+import { buildGroupIndex, segmentStats } from "../advantage/groups.js";
+import { RunningStats, round6 } from "./stats.js";
+import type { LabelAgreement } from "./agreement.js";
+
+/** Per-component statistics in a summary. */
+export interface ComponentSummary {
+  type: string;
+  weight: number;
+  /** Mean score over scorable rollouts (null when none). */
+  mean: number | null;
+  /** Share of all rollouts whose score ≥ passThreshold. */
+  passRate: number;
+  /** Share of all rollouts that were unscorable. */
+  unscorableRate: number;
+  /** Count of each reason code (ok and unscorable). */
+  reasons: Record<string, number>;
+}
+
+/** The run summary written by `--summary` and printed as a table. */
+export interface Summary {
+  spec: { name: string; hash: string };
+  /** Rollouts scored. */
+  count: number;
+  /** Input lines skipped as malformed. */
+  malformed: number;
+  reward: { mean: number | null; std: number | null; min: number | null; max: number | null; nullCount: number };
+  components: Record<string, ComponentSummary>;
+  groups: {
+    count: number;
+    /** Groups with one non-null reward (advantage 0 by rule). */
+    singletons: number;
+    /** Share of groups with ≥ 2 non-null rewards whose rewards are all equal (no learning signal under GRPO). */
+    zeroVarianceFraction: number | null;
+  };
+  advantage: { estimator: string; nullCount: number };
+  label?: LabelAgreement;
+  elapsedSeconds: number;
+  rolloutsPerSecond: number;
+}
+
+/** Accumulates a summary while rollouts stream by; only counters and running moments are kept. */
+export class SummaryBuilder {
+  private count = 0;
+  private readonly reward = new RunningStats();
+  private nullRewards = 0;
+  private readonly comp: Array<{ stats: RunningStats; pass: number; unscorable: number; reasons: Map<string, number> }>;
+
+  constructor(private readonly spec: CompiledSpec) {
+    this.comp = spec.components.map(() => ({ stats: new RunningStats(), pass: 0, unscorable: 0, reasons: new Map() }));
+  }
+
+  /** Adds one scored rollout. */
+  add(results: readonly ComponentResult[], reward: number | null): void {
+    this.count++;
+    if (reward === null) this.nullRewards++;
+    else this.reward.push(reward);
+    results.forEach((r, i) => {
+      const c = this.comp[i]!;
+      if (r.score !== null) {
+        c.stats.push(r.score);
+        if (r.score >= this.spec.components[i]!.passThreshold) c.pass++;
+      } else c.unscorable++;
+      if (r.reason) c.reasons.set(r.reason, (c.reasons.get(r.reason) ?? 0) + 1);
+    });
+  }
+
+  /**
+   * Finishes the summary.
+   * @param rewards reward per rollout in batch order (NaN = null), shape [n].
+   * @param groupIds dense group id per rollout, shape [n].
+   * @param advantages advantage per rollout (NaN = null), shape [n].
+   */
+  finish(args: { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; malformed: number; elapsedSeconds: number; label?: LabelAgreement }): Summary {
+    const gi = buildGroupIndex(args.groupIds);
+    let singletons = 0;
+    let multi = 0;
+    let zeroVar = 0;
+    for (let g = 0; g < gi.count; g++) {
+      const { n, m2 } = segmentStats(args.rewards, gi.order, gi.offsets[g]!, gi.offsets[g + 1]!);
+      if (n === 1) singletons++;
+      else if (n >= 2) {
+        multi++;
+        if (m2 === 0) zeroVar++;
+      }
+    }
+    const components: Record<string, ComponentSummary> = {};
+    this.spec.components.forEach((c, i) => {
+      const s = this.comp[i]!;
+      components[c.name] = {
+        type: c.type,
+        weight: c.weight,
+        mean: s.stats.n > 0 ? round6(s.stats.mean) : null,
+        passRate: this.count > 0 ? round6(s.pass / this.count)! : 0,
+        unscorableRate: this.count > 0 ? round6(s.unscorable / this.count)! : 0,
+        reasons: Object.fromEntries([...s.reasons.entries()].sort((a, b) => b[1] - a[1])),
+      };
+    });
+    const r = this.reward;
+    const summary: Summary = {
+      spec: { name: this.spec.name, hash: this.spec.hash },
+      count: this.count,
+      malformed: args.malformed,
+      reward: {
+        mean: r.n > 0 ? round6(r.mean) : null,
+        std: r.n > 0 ? round6(r.std) : null,
+        min: r.n > 0 ? round6(r.min) : null,
+        max: r.n > 0 ? round6(r.max) : null,
+        nullCount: this.nullRewards,
+      },
+      components,
+      groups: { count: gi.count, singletons, zeroVarianceFraction: multi > 0 ? round6(zeroVar / multi) : null },
+      advantage: { estimator: this.spec.advantage.estimator.name, nullCount: args.advantages.reduce((k, a) => k + (Number.isNaN(a) ? 1 : 0), 0) },
+      elapsedSeconds: round6(args.elapsedSeconds)!,
+      rolloutsPerSecond: args.elapsedSeconds > 0 ? Math.round(this.count / args.elapsedSeconds) : 0,
+    };
+    if (args.label) summary.label = args.label;
+    return summary;
+  }
+}

@@ -1,0 +1,153 @@
+import { computeAdvantages, nullable } from "../advantage/compute.js";
+import { GroupIds } from "../advantage/groups.js";
+import { passes } from "../compose/reward.js";
+import type { ComponentResult, Rollout } from "../core/types.js";
+import { AgreementBuilder } from "../diagnostics/agreement.js";
+import { SummaryBuilder } from "../diagnostics/summary.js";
+import type { Summary } from "../diagnostics/summary.js";
+import { getPath } from "../io/fields.js";
+import { readLines } from "../io/jsonl.js";
+import { openLineWriter } from "../io/output.js";
+import { toRollout } from "../io/rollout.js";
+import { Spill } from "../io/spill.js";
+import type { Problem } from "../spec/errors.js";
+import type { CompiledSpec } from "../spec/types.js";
+import { mapOrdered } from "./ordered.js";
+import { createScorer } from "./scorer.js";
+
+/** Raised in `--strict` mode for the first malformed line. */
+export class InputError extends Error {
+  constructor(readonly problem: Problem) {
+    super(`${problem.file}:${problem.line} ${problem.path ? problem.path + ": " : ""}${problem.message}`);
+    this.name = "InputError";
+  }
+}
+
+export interface ScoreFileOptions {
+  /** Input JSONL path (`.gz` by extension) or `-` for stdin. */
+  input: string;
+  /** Output JSONL path (folders created) or undefined/`-` for stdout. */
+  output?: string;
+  /** `--map` canonical field → source path. */
+  map?: Record<string, string>;
+  /** Stop at the first malformed line instead of reporting and skipping it. */
+  strict?: boolean;
+  /** Worker threads. */
+  concurrency?: number;
+  /** Boolean field to measure agreement against, e.g. `labels.peer_correct`. */
+  labelField?: string;
+  /** Component compared with the label (default: the first). */
+  labelComponent?: string;
+  /** Called for each malformed line (file, line, field, reason). */
+  onProblem?: (p: Problem) => void;
+  /** Called after each scored rollout with the running count. */
+  onProgress?: (scored: number) => void;
+}
+
+/** Serializes component results for output (drops undefined fields). */
+export function componentsRecord(spec: CompiledSpec, results: readonly ComponentResult[]): Record<string, ComponentResult> {
+  const out: Record<string, ComponentResult> = {};
+  spec.components.forEach((c, i) => {
+    out[c.name] = results[i]!;
+  });
+  return out;
+}
+
+/**
+ * The main job: streams rollouts from a JSONL file, scores every component, aggregates the reward,
+ * computes group advantages and writes `input record + reward + components + advantage` per line, in
+ * input order. Two passes over a temporary spill file keep memory bounded (only numbers per rollout are
+ * held). Malformed lines are reported through `onProblem`, counted and skipped (or fatal with `strict`).
+ * @returns the run summary.
+ * @throws {InputError} in strict mode; the input stream's error when the file cannot be read.
+ */
+export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promise<Summary> {
+  const t0 = performance.now();
+  const map = o.map ?? {};
+  const labelIdx = o.labelComponent === undefined ? 0 : spec.components.findIndex((c) => c.name === o.labelComponent);
+  if (labelIdx < 0) throw new Error(`--label-component ${o.labelComponent}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`);
+  const agreement = o.labelField ? new AgreementBuilder(o.labelField, spec.components[labelIdx]!.name) : undefined;
+  const summary = new SummaryBuilder(spec);
+  const groups = new GroupIds();
+  const rewards: number[] = [];
+  const groupIds: number[] = [];
+  let malformed = 0;
+  const spill = new Spill();
+  const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
+
+  const report = (line: number, path: string, message: string): void => {
+    const p: Problem = { file: o.input === "-" ? "<stdin>" : o.input, line, path, message };
+    if (o.strict) throw new InputError(p);
+    malformed++;
+    o.onProblem?.(p);
+  };
+
+  async function* rollouts(): AsyncGenerator<{ rollout: Rollout; record: Record<string, unknown> }> {
+    for await (const { line, text } of readLines(o.input)) {
+      let record: unknown;
+      try {
+        record = JSON.parse(text);
+      } catch (e) {
+        report(line, "", `invalid JSON: ${(e as Error).message}`);
+        continue;
+      }
+      const r = toRollout(record, line, map);
+      if ("problem" in r) report(line, r.problem.field, r.problem.message);
+      else yield { rollout: r.rollout, record: record as Record<string, unknown> };
+    }
+  }
+
+  try {
+    try {
+      await mapOrdered(
+      rollouts(),
+      Math.max(64, 16 * (o.concurrency ?? 4)),
+      ({ rollout }) => scorer.score(rollout),
+      async ({ results, reward }, { rollout, record }) => {
+        summary.add(results, reward);
+        rewards.push(reward ?? NaN);
+        groupIds.push(groups.idOf(rollout.group));
+        if (agreement) {
+          const r = results[labelIdx]!;
+          agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx), {
+            id: rollout.id,
+            score: r.score,
+            ...(r.reason ? { reason: r.reason } : {}),
+            extracted: r.details?.extracted,
+            reference: rollout.reference,
+          });
+        }
+        const out: Record<string, unknown> = { ...record };
+        if (!("id" in out)) out.id = rollout.id;
+        if (!("group" in out)) out.group = rollout.group;
+        out.reward = reward;
+        out.components = componentsRecord(spec, results);
+        delete out.advantage; // appended in pass two
+        await spill.write(JSON.stringify(out));
+        o.onProgress?.(rewards.length);
+      },
+    );
+    } finally {
+      await scorer.close();
+    }
+    const rewardArr = Float64Array.from(rewards);
+    const groupArr = Int32Array.from(groupIds);
+    const adv = computeAdvantages(spec.advantage.estimator, spec.advantage.options, rewardArr, groupArr);
+    const writer = openLineWriter(o.output);
+    let k = 0;
+    for await (const { text } of spill.read()) {
+      await writer.write(`${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k++]!))}}`);
+    }
+    await writer.close();
+    return summary.finish({
+      rewards: rewardArr,
+      groupIds: groupArr,
+      advantages: adv,
+      malformed,
+      elapsedSeconds: (performance.now() - t0) / 1000,
+      ...(agreement ? { label: agreement.finish() } : {}),
+    });
+  } finally {
+    spill.dispose();
+  }
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { parseSpec } from "../spec/load.js";
+import { createScorer } from "./scorer.js";
+
+// Catastrophic backtracking: (a+)+$ on 40 a's and a b takes ~2^40 steps. Only terminating the worker stops it.
+const runaway = "a".repeat(40) + "b";
+
+describe("scorer deadlines", () => {
+  it("terminates a runaway verifier, reports timeout, and keeps scoring the next rollouts", async () => {
+    const spec = parseSpec(
+      `components:
+  - {name: evil, type: regex, pattern: "^(a+)+$", timeoutMs: 300}
+  - {name: fine, type: contains, value: "b"}`,
+      "t.yaml",
+    );
+    const scorer = createScorer(spec, { concurrency: 1 });
+    try {
+      const t0 = Date.now();
+      const first = await scorer.score({ id: "1", group: "g", completion: runaway });
+      const elapsed = Date.now() - t0;
+      expect(first.results[0]).toEqual({ score: null, status: "unscorable", reason: "timeout", details: { timeoutMs: 300 } });
+      expect(first.results[1]!.score).toBe(1);
+      expect(first.reward).toBe(1); // onUnscorable: zero
+      expect(elapsed).toBeLessThan(20_000); // sanity bound only: the pattern alone would run for hours
+      // the pool replaced the terminated worker
+      const second = await scorer.score({ id: "2", group: "g", completion: "aaaa" });
+      expect(second.results[0]!.score).toBe(1);
+    } finally {
+      await scorer.close();
+    }
+  });
+
+  it("a missing capture group is no_answer, not a crash", async () => {
+    const spec = parseSpec(`components:\n  - {name: r, type: regex, pattern: "x", capture: 1}`, "t.yaml");
+    const scorer = createScorer(spec, { concurrency: 1 });
+    try {
+      const r = await scorer.score({ id: "1", group: "g", completion: "x", reference: "y" });
+      // capture group 1 does not exist: the verifier reports no_answer instead of throwing
+      expect(r.results[0]!.reason).toBe("no_answer");
+    } finally {
+      await scorer.close();
+    }
+  });
+});

@@ -1,0 +1,70 @@
+import { createHash } from "node:crypto";
+import type { ChatMessage, Rollout } from "../core/types.js";
+import { getPath } from "./fields.js";
+
+/** Why an input record cannot become a rollout: the field and the problem. */
+export interface RecordProblem {
+  field: string;
+  message: string;
+}
+
+/** What a command needs from each record. `score` needs a completion; `advantages` needs a reward. */
+export type RecordNeeds = "score" | "advantages";
+
+function isMessages(v: unknown): v is ChatMessage[] {
+  return Array.isArray(v) && v.every((m) => m !== null && typeof m === "object" && typeof (m as { role?: unknown }).role === "string");
+}
+
+/** Group id from the prompt: first 16 hex digits of SHA-256 of its JSON text. Same prompt → same group. */
+export function promptGroup(prompt: unknown): string {
+  return createHash("sha256").update(typeof prompt === "string" ? prompt : JSON.stringify(prompt)).digest("hex").slice(0, 16);
+}
+
+/**
+ * Turns one parsed JSONL record into a {@link Rollout}, applying `--map` (canonical name → source path) and
+ * defaults: `id` = `line-<n>`, `group` = hash of `prompt`. `prompt` is optional when `group` is given.
+ * @returns the rollout, or the first problem found (the caller reports it with file:line and skips the line).
+ */
+export function toRollout(record: unknown, line: number, map: Record<string, string>, needs: RecordNeeds = "score"): RolloutOrProblem {
+  return build(record, line, map, needs);
+}
+
+/** Either a rollout or the reason the record is not one. */
+export type RolloutOrProblem = { rollout: Rollout } | { problem: RecordProblem };
+
+function build(record: unknown, line: number, map: Record<string, string>, needs: RecordNeeds): RolloutOrProblem {
+  if (record === null || typeof record !== "object" || Array.isArray(record)) return { problem: { field: "", message: "expected a JSON object" } };
+  const get = (name: string): unknown => (map[name] !== undefined ? getPath(record, map[name]) : (record as Record<string, unknown>)[name]);
+  const src = (name: string): string => map[name] ?? name;
+
+  const id = get("id");
+  if (id !== undefined && typeof id !== "string" && typeof id !== "number") return { problem: { field: src("id"), message: "expected a string or number" } };
+  const prompt = get("prompt");
+  let group = get("group");
+  if (group === undefined || group === null) {
+    if (prompt === undefined || prompt === null) return { problem: { field: src("group"), message: "missing: give `group`, or a `prompt` to derive it from" } };
+    group = promptGroup(prompt);
+  } else if (typeof group !== "string" && typeof group !== "number") return { problem: { field: src("group"), message: "expected a string or number" } };
+
+  const rollout: Rollout = { ...(record as Record<string, unknown>), id: id === undefined ? `line-${line}` : String(id), group: String(group), completion: "" };
+  if (prompt !== undefined) rollout.prompt = prompt as Rollout["prompt"];
+
+  if (needs === "score") {
+    const completion = get("completion");
+    if (completion === undefined || completion === null) return { problem: { field: src("completion"), message: "missing" } };
+    if (typeof completion !== "string" && !isMessages(completion)) return { problem: { field: src("completion"), message: "expected a string or an array of chat messages" } };
+    rollout.completion = completion;
+  }
+  for (const name of ["reference", "labels", "metadata", "reference_logprobs", "completion_tokens"] as const) {
+    if (map[name] !== undefined) rollout[name] = get(name) as never;
+  }
+  const step = get("step");
+  if (step !== undefined) {
+    if (typeof step !== "number" || !Number.isInteger(step) || step < 0) return { problem: { field: src("step"), message: "expected a non-negative integer" } };
+    rollout.step = step;
+  }
+  const lp = rollout.reference_logprobs;
+  if (lp !== undefined && !(Array.isArray(lp) && lp.every((x) => typeof x === "number"))) return { problem: { field: src("reference_logprobs"), message: "expected an array of numbers" } };
+  return { rollout };
+}
+

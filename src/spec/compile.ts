@@ -1,0 +1,140 @@
+import { createHash } from "node:crypto";
+import type { z } from "zod";
+import { estimatorNames, getEstimator } from "../advantage/registry.js";
+import { getVerifier, verifierTypes } from "../verifiers/registry.js";
+import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
+import type { CompiledComponent, CompiledSpec, PlainSpec } from "./types.js";
+
+/** A validation issue with its path into the spec document. */
+export interface SpecIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function zodIssues(error: z.ZodError, prefix: PropertyKey[] = []): SpecIssue[] {
+  return error.issues.map((i) => {
+    if (i.code === "unrecognized_keys") {
+      return { path: [...prefix, ...i.path, i.keys[0]!], message: `unknown option${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}` };
+    }
+    const m = /^Invalid input: expected (.+), received undefined$/.exec(i.message);
+    return { path: [...prefix, ...i.path], message: m ? `required (expected ${m[1]})` : i.message.replace(/^Invalid input: /, "") };
+  });
+}
+
+/** Canonical JSON (sorted keys) for hashing. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") {
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * Validates spec data (already parsed from YAML/JSON) and resolves every name against the registries.
+ * Collects every problem rather than stopping at the first.
+ * @param data the parsed document.
+ * @param defaultName name used when the spec has no `name` (the file's base name).
+ * @returns the compiled spec, or the list of issues with their document paths.
+ */
+export function compileSpec(data: unknown, defaultName: string): { spec: CompiledSpec } | { issues: SpecIssue[] } {
+  const parsed = specSchema.safeParse(data);
+  if (!parsed.success) return { issues: zodIssues(parsed.error) };
+  const s = parsed.data;
+  const issues: SpecIssue[] = [];
+  const names = new Map<string, number>();
+  s.components.forEach((c, i) => {
+    if (names.has(c.name)) issues.push({ path: ["components", i, "name"], message: `duplicate component name "${c.name}" (also components[${names.get(c.name)}])` });
+    else names.set(c.name, i);
+  });
+
+  const components: CompiledComponent[] = [];
+  s.components.forEach((c, i) => {
+    const def = getVerifier(c.type);
+    if (!def) {
+      issues.push({ path: ["components", i, "type"], message: `unknown verifier type "${c.type}"; known: ${verifierTypes().join(", ")}` });
+      return;
+    }
+    const raw: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(c)) if (!COMPONENT_BASE_KEYS.has(k)) raw[k] = v;
+    const opts = def.options.safeParse(raw);
+    if (!opts.success) {
+      issues.push(...zodIssues(opts.error, ["components", i]));
+      return;
+    }
+    let gate: number | undefined;
+    if (c.gate !== undefined) {
+      gate = names.get(c.gate);
+      if (gate === undefined) issues.push({ path: ["components", i, "gate"], message: `gate "${c.gate}" names no component; known: ${[...names.keys()].join(", ")}` });
+      else if (gate === i) issues.push({ path: ["components", i, "gate"], message: "a component cannot gate itself" });
+    }
+    components.push({
+      name: c.name,
+      type: c.type,
+      weight: c.weight,
+      passThreshold: c.passThreshold ?? def.defaultPassThreshold ?? 1,
+      ...(gate !== undefined ? { gate } : {}),
+      timeoutMs: c.timeoutMs ?? def.defaultTimeoutMs,
+      options: opts.data as Record<string, unknown>,
+      definition: def,
+    });
+  });
+
+  // Gate chains are allowed; cycles are not.
+  if (issues.length === 0) {
+    components.forEach((c, i) => {
+      const seen = new Set<number>([i]);
+      for (let g = c.gate; g !== undefined; g = components[g]!.gate) {
+        if (seen.has(g)) {
+          issues.push({ path: ["components", i, "gate"], message: `gate cycle through "${components[g]!.name}"` });
+          break;
+        }
+        seen.add(g);
+      }
+    });
+  }
+
+  const adv = s.advantage ?? { estimator: "grpo" };
+  const { estimator: estName, ...advRaw } = adv;
+  const est = getEstimator(estName);
+  let advOptions: Record<string, unknown> = {};
+  if (!est) issues.push({ path: ["advantage", "estimator"], message: `unknown estimator "${estName}"; known: ${estimatorNames().join(", ")}` });
+  else {
+    const r = est.options.safeParse(advRaw);
+    if (!r.success) issues.push(...zodIssues(r.error, ["advantage"]));
+    else advOptions = r.data as Record<string, unknown>;
+  }
+  if (issues.length > 0 || !est) return { issues };
+
+  const plain: PlainSpec = {
+    name: s.name ?? defaultName,
+    components: components.map((c) => ({
+      name: c.name,
+      type: c.type,
+      weight: c.weight,
+      passThreshold: c.passThreshold,
+      ...(c.gate !== undefined ? { gate: components[c.gate]!.name } : {}),
+      timeoutMs: c.timeoutMs,
+      options: c.options,
+    })),
+    aggregate: s.aggregate,
+    onUnscorable: s.onUnscorable,
+    advantage: { estimator: est.name, options: advOptions },
+  };
+  const hash = createHash("sha256").update(canonical(plain)).digest("hex").slice(0, 16);
+  return {
+    spec: {
+      name: plain.name,
+      hash,
+      components,
+      aggregate: s.aggregate,
+      onUnscorable: s.onUnscorable,
+      advantage: { estimator: est, options: advOptions },
+      plain,
+    },
+  };
+}

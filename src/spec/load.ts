@@ -1,0 +1,63 @@
+import { readFileSync } from "node:fs";
+import { basename, extname } from "node:path";
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
+import type { Document } from "yaml";
+import { compileSpec } from "./compile.js";
+import type { SpecIssue } from "./compile.js";
+import { formatPath, SpecError } from "./errors.js";
+import type { Problem } from "./errors.js";
+import type { CompiledSpec } from "./types.js";
+
+/**
+ * Finds the source position of `path` in the document: the key of a map entry (so `weight: heavy` points at
+ * `weight`), else the node itself, else its deepest existing parent.
+ */
+function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { line?: number; col?: number } {
+  for (let k = path.length; k >= 0; k--) {
+    const parent = k === 0 ? undefined : k === 1 ? doc.contents : doc.getIn(path.slice(0, k - 1) as (string | number)[], true);
+    const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[k - 1]) : undefined;
+    const node = pair && isNode(pair.key) ? pair.key : k === 0 ? doc.contents : doc.getIn(path.slice(0, k) as (string | number)[], true);
+    if (isNode(node) && node.range) {
+      const { line, col } = lc.linePos(node.range[0]);
+      return { line, col };
+    }
+  }
+  return {};
+}
+
+/**
+ * Parses and validates a spec from text (YAML 1.2, which includes JSON).
+ * @param text the spec source.
+ * @param file the name used in error messages and as the default spec name.
+ * @throws {SpecError} with every problem found, each naming file, line, column and field path.
+ */
+export function parseSpec(text: string, file: string): CompiledSpec {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new SpecError(
+      doc.errors.map((e) => {
+        const { line, col } = lc.linePos(e.pos[0]);
+        return { file, line, col, path: "", message: e.message.split("\n")[0]! } satisfies Problem;
+      }),
+    );
+  }
+  const data: unknown = doc.toJS();
+  const result = compileSpec(data, basename(file, extname(file)));
+  if ("spec" in result) return result.spec;
+  throw new SpecError(result.issues.map((i: SpecIssue) => ({ file, ...locate(doc, lc, i.path), path: formatPath(i.path), message: i.message })));
+}
+
+/**
+ * Reads, parses and validates a spec file (`.yaml`, `.yml` or `.json`).
+ * @throws {SpecError} when the file cannot be read or the spec is invalid.
+ */
+export function loadSpec(path: string): CompiledSpec {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new SpecError([{ file: path, path: "", message: `cannot read spec: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+  return parseSpec(text, path);
+}

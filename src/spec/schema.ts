@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+/** Keys every component has; everything else on a component is an option of its `type`. */
+export const componentBase = z.object({
+  /** Unique name; becomes the key in the output's `components`. */
+  name: z.string().regex(/^[A-Za-z_][\w.-]*$/, "use letters, digits, _ . - (starting with a letter or _)"),
+  /** Verifier type, kebab-case (`math`, `think-format`). */
+  type: z.string().min(1),
+  /** Weight in the aggregate (default 1; 0 reports the component without counting it). */
+  weight: z.number().finite().default(1),
+  /** The component passes when its score >= passThreshold (default 1, or the type's own default). Used by gates, pass rates and labels. */
+  passThreshold: z.number().finite().optional(),
+  /** Name of another component; this one counts only when that one passes. */
+  gate: z.string().min(1).optional(),
+  /** Hard deadline per rollout in milliseconds (default: the verifier's own). */
+  timeoutMs: z.number().int().positive().max(600_000).optional(),
+});
+export const COMPONENT_BASE_KEYS = new Set(Object.keys(componentBase.shape));
+
+/** The `advantage:` block: estimator name plus its options. */
+export const advantageBlock = z.looseObject({
+  /** Estimator name as verl spells it (`grpo`, `dr_grpo`, `rloo`). */
+  estimator: z.string().min(1).default("grpo"),
+});
+
+/** The top level of a reward spec (component options are validated per type afterwards). */
+export const specSchema = z.strictObject({
+  /** Spec name, reported in summaries and by the server; default: the file's base name. */
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  components: z.array(z.looseObject(componentBase.shape)).min(1, "a spec needs at least one component"),
+  /** How components combine. Only `weighted-sum` for now. */
+  aggregate: z.literal("weighted-sum").default("weighted-sum"),
+  /**
+   * What an unscorable component costs: `zero` (default) — it contributes 0 and `reward` stays a number;
+   * `exclude` — the rollout's `reward` and `advantage` become null (left out of its group's statistics).
+   * Only components that count (weight ≠ 0, gate passed) matter.
+   */
+  onUnscorable: z.enum(["zero", "exclude"]).default("zero"),
+  advantage: advantageBlock.optional(),
+});
+export type SpecInput = z.input<typeof specSchema>;

@@ -1,0 +1,31 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = new URL("..", import.meta.url).pathname;
+
+/** Runs the built CLI (`bin/rewardkit.js`) from the project root. */
+export function cli(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(ROOT, "bin/rewardkit.js"), ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    input,
+    env: { ...process.env, CI: "1" },
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A fresh temporary folder. */
+export function tmp(): string {
+  return mkdtempSync(join(tmpdir(), "rewardkit-test-"));
+}
+
+/** Reads a JSONL file into objects. */
+export function readJsonl<T = Record<string, unknown>>(path: string): T[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
