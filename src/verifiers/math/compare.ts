@@ -22,8 +22,6 @@ type Node =
   | { kind: "seq"; open: string; close: string; items: Node[] } // ordered: (a,b), [a,b)
   | { kind: "union"; items: Node[] };
 
-const OPENERS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
-
 /** Splits `s` at top-level occurrences of `sep` (outside (), [], {}, \{\} and \begin..\end). */
 export function splitTop(s: string, sep: string): string[] {
   const out: string[] = [];

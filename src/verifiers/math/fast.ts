@@ -147,8 +147,10 @@ class Parser {
     } else if (/\d/.test(this.peek())) {
       e = rat(BigInt(this.peek()));
       this.i++;
-    } else if (this.eat("-") && /\d/.test(this.peek())) {
-      e = rat(-BigInt(this.peek()));
+    } else if (this.eat("-")) {
+      const digit = this.peek();
+      if (!/\d/.test(digit)) throw new FastError("unsupported");
+      e = rat(-BigInt(digit));
       this.i++;
     } else throw new FastError("unsupported");
     if (e.d !== 1n) throw new FastError("unsupported");

@@ -107,7 +107,7 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/(\d)\\[,!]\s*(?=\d{3}(?!\d))/g, "$1");
   s = s.replace(/\{,\}/g, ",");
   // Spacing commands.
-  s = s.replace(/\\[!,;:> ]/g, " ").replace(/\\q?quad(?![a-zA-Z])/g, " ").replace(/~/g, " ");
+  s = s.replace(/(?<!\\)\\[!,;:> ]/g, " ").replace(/\\q?quad(?![a-zA-Z])/g, " ").replace(/~/g, " ");
   // Degrees.
   s = s.replace(/\^\s*\{\s*\\circ\s*\}/g, "").replace(/\^\s*\\circ/g, "").replace(/\\(?:circ|degree)(?![a-zA-Z])/g, "");
   // Percent.
