@@ -38,10 +38,11 @@ function resolveOptions(options: Partial<MathOptions> | undefined): MathOptions 
 
 function cacheFor(o: MathOptions): { cache: BoundedCache<Verdict>; prefix: string } {
   const prefix = `${o.percent}|${o.relTol}|${o.sampleTol}|${o.samplePoints}|${o.seed}|${o.maxBits}`;
-  let cache = caches.get(prefix);
+  const id = `${prefix}|${o.cacheSize}`;
+  let cache = caches.get(id);
   if (!cache) {
     cache = new BoundedCache<Verdict>(o.cacheSize);
-    caches.set(prefix, cache);
+    caches.set(id, cache);
   }
   return { cache, prefix };
 }
