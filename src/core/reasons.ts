@@ -8,7 +8,6 @@
 export const REASONS = {
   // unscorable: the verifier could not decide
   no_answer: "No final answer could be extracted from the completion.",
-  multiple_answers: "Several conflicting final answers were found and the spec asks for exactly one.",
   parse_error: "The extracted answer (or the reference) could not be parsed.",
   undecidable: "Both sides parsed but equivalence could not be decided exactly or by sampling.",
   timeout: "The verifier passed its hard deadline and was stopped (worker terminated).",
@@ -28,6 +27,7 @@ export const REASONS = {
   format_mismatch: "The completion does not have the required format (score 0).",
   gated: "The component's gate did not pass, so it contributes nothing to the reward.",
   schema_violation: "The document does not satisfy the schema.",
+  multiple_answers: "Several conflicting final answers were given where exactly one is asked for (score 0: a rejected enumeration).",
 } as const;
 
 /** A reason code from {@link REASONS}. */
@@ -36,7 +36,6 @@ export type ReasonCode = keyof typeof REASONS;
 /** Reasons that mean "could not decide" (the component is `unscorable`). */
 export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "no_answer",
-  "multiple_answers",
   "parse_error",
   "undecidable",
   "timeout",

@@ -1,0 +1,32 @@
+/**
+ * rewardkit library API. Everything here is also what the CLI uses.
+ * @packageDocumentation
+ */
+export type { ChatMessage, ComponentResult, ComponentStatus, Rollout, ScoredFields } from "./core/types.js";
+export { ok, unscorable } from "./core/types.js";
+export { REASONS, UNSCORABLE_REASONS } from "./core/reasons.js";
+export type { ReasonCode } from "./core/reasons.js";
+export { completionText } from "./core/completion.js";
+
+export { loadSpec, parseSpec } from "./spec/load.js";
+export { SpecError, formatProblem } from "./spec/errors.js";
+export type { Problem } from "./spec/errors.js";
+export type { CompiledSpec, CompiledComponent, PlainSpec } from "./spec/types.js";
+
+export { getVerifier, verifierTypes } from "./verifiers/registry.js";
+export type { VerifierDefinition, VerifierInput, VerifyFn } from "./verifiers/types.js";
+
+export { computeReward, passes, gateOpen } from "./compose/reward.js";
+
+export { getEstimator, estimatorNames } from "./advantage/registry.js";
+export { computeAdvantages } from "./advantage/compute.js";
+export { buildGroupIndex, GroupIds } from "./advantage/groups.js";
+export type { GroupIndex } from "./advantage/groups.js";
+export type { AdvantageInput, EstimatorDefinition } from "./advantage/types.js";
+
+export { createScorer } from "./engine/scorer.js";
+export type { Scorer, ScorerOptions, RolloutScore } from "./engine/scorer.js";
+export { scoreFile, InputError } from "./engine/score-file.js";
+export type { ScoreFileOptions } from "./engine/score-file.js";
+export type { Summary } from "./diagnostics/summary.js";
+export { formatSummary } from "./diagnostics/format.js";
