@@ -30,3 +30,6 @@ export { scoreFile, InputError } from "./engine/score-file.js";
 export type { ScoreFileOptions } from "./engine/score-file.js";
 export type { Summary } from "./diagnostics/summary.js";
 export { formatSummary } from "./diagnostics/format.js";
+export { scoreBatch } from "./engine/batch.js";
+export type { BatchScore } from "./engine/batch.js";
+export type { ScorerStats } from "./engine/scorer.js";

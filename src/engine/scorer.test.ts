@@ -42,3 +42,30 @@ describe("scorer deadlines", () => {
     }
   });
 });
+
+describe("scorer cache", () => {
+  it("computes identical work once, keyed on every field the verifier reads", async () => {
+    const spec = parseSpec(
+      `components:
+  - {name: acc, type: exact}
+  - {name: len, type: overlong, maxLength: 100, bufferLength: 20}`,
+      "t.yaml",
+    );
+    const scorer = createScorer(spec, { concurrency: 1 });
+    try {
+      const a = await scorer.score({ id: "1", group: "g", completion: "x", reference: "x", completion_tokens: 90 });
+      const b = await scorer.score({ id: "2", group: "g", completion: "x", reference: "x", completion_tokens: 90 });
+      expect(b).toEqual(a);
+      expect(scorer.stats()).toMatchObject({ cacheHits: 2, cacheMisses: 2 });
+      // overlong reads completion_tokens: a different count is a different verdict, exact is still a hit
+      const c = await scorer.score({ id: "3", group: "g", completion: "x", reference: "x", completion_tokens: 100 });
+      expect(c.results[1]!.score).toBeCloseTo(-1, 12);
+      expect(a.results[1]!.score).toBeCloseTo(-0.5, 12);
+      expect(scorer.stats()).toMatchObject({ cacheHits: 3, cacheMisses: 3 });
+      // another reference is another key
+      expect((await scorer.score({ id: "4", group: "g", completion: "x", reference: "y" })).results[0]!.score).toBe(0);
+    } finally {
+      await scorer.close();
+    }
+  });
+});

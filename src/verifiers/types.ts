@@ -34,6 +34,13 @@ export interface VerifierDefinition<O = unknown> {
   defaultPassThreshold?: number;
   /** Default hard deadline per rollout, milliseconds (overridable by the component's `timeoutMs`). */
   defaultTimeoutMs: number;
+  /**
+   * Rollout fields the verifier reads besides the completion text and `reference` (e.g. `completion_tokens`,
+   * `reference_logprobs`). They are part of the result-cache key, so list every one.
+   */
+  reads?: readonly string[];
+  /** `false` for verifiers whose verdict is not a pure function of their inputs (state, time, remote models): never cached. */
+  cacheable?: boolean;
   /** Builds the verify function from validated options. Called once per worker / engine. */
   create(options: O): VerifyFn;
 }

@@ -49,6 +49,7 @@ export const overlongVerifier: VerifierDefinition<OverlongOptions> = {
   options,
   isolation: "inline",
   defaultPassThreshold: 0, // passes when there is no penalty
+  reads: ["completion_tokens"],
   defaultTimeoutMs: 1000,
   create(o) {
     return ({ completion, rollout }) => {
