@@ -137,6 +137,10 @@ function expandPm(s: string, depth: number): Node[] {
 const CHOICE_RE = /^\(?([A-E])\)?$/;
 const PRED_CHOICE_RE = /^\(?([A-Ea-e])\)?(?:[\s:.)].*)?$/;
 const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])?\.?\s*(?:m\.?)?$/i;
+const HOUR_RE = /^(\d{1,2})\s*([ap])\.?\s*m\.?$/i;
+const RATIO_RE = /^(\d+):(\d+)$/;
+const BASE_RE = /^(-?)([0-9A-Za-z]+(?:\.[0-9A-Za-z]+)?)_(\d{1,2})$/;
+const RELATION_RE = /<|>|\\[lg]eq?(?![a-zA-Z])|\\neq(?![a-zA-Z])/;
 
 function textKey(s: string): string {
   return s
@@ -151,12 +155,70 @@ export function looksLikeText(s: string): boolean {
 }
 
 function timeMinutes(s: string): { min: number; mer: string | undefined } | null {
+  const hr = HOUR_RE.exec(s);
+  if (hr) return Number(hr[1]) <= 12 ? { min: (Number(hr[1]) % 12) * 60, mer: hr[2]?.toLowerCase() } : null;
   const m = TIME_RE.exec(s);
   if (!m) return null;
   const h = Number(m[1]);
   const mi = Number(m[2]);
   if (h > 23 || mi > 59) return null;
   return { min: (h % 12) * 60 + mi, mer: m[4]?.toLowerCase() ?? (h >= 12 && h <= 23 && h !== 12 ? "p" : undefined) };
+}
+
+/** Value of a numeral in base 2..36 (`141_{13}`, `0.0011_2`) as an exact rational; null if invalid. */
+function baseValue(s: string): Rational | null {
+  const m = BASE_RE.exec(s);
+  if (!m) return null;
+  const base = BigInt(m[3] ?? "0");
+  if (base < 2n || base > 36n) return null;
+  const [ip = "", fp = ""] = (m[2] ?? "").toLowerCase().split(".");
+  let n = 0n;
+  for (const ch of ip + fp) {
+    const d = BigInt(parseInt(ch, 36));
+    if (d >= base) return null;
+    n = n * base + d;
+  }
+  return rat(m[1] === "-" ? -n : n, base ** BigInt(fp.length));
+}
+
+/**
+ * One-variable inequalities as intervals (`x > 2` → `(2,\infty)`, `-1 \le x < 3` → `[-1,3)`), so that an
+ * inequality gold matches an interval prediction (Math-Verify's README: relations vs intervals).
+ * Returns the input unchanged when it is not such an inequality.
+ */
+export function inequalityToInterval(s: string): string {
+  const op = String.raw`(<|>|\\leq|\\geq)`;
+  const v = String.raw`\s?([a-zA-Z])\s?`;
+  const val = String.raw`([^<>=]+?)`;
+  const lo = (o: string) => (o === "<" || o === ">" ? "(" : "[");
+  const hi = (o: string) => (o === "<" || o === ">" ? ")" : "]");
+  const two = new RegExp(`^${val}${op}${v}${op}${val}$`).exec(s);
+  if (two) {
+    const [, a = "", o1 = "", , o2 = "", b = ""] = two;
+    const up1 = o1 === "<" || o1 === "\\leq";
+    const up2 = o2 === "<" || o2 === "\\leq";
+    if (up1 && up2) return `${lo(o1)}${a},${b}${hi(o2)}`;
+    if (!up1 && !up2) return `${lo(o2)}${b},${a}${hi(o1)}`;
+    return s;
+  }
+  const left = new RegExp(`^${v}${op}${val}$`).exec(s);
+  const right = new RegExp(`^${val}${op}${v}$`).exec(s);
+  let dir: "gt" | "lt" | undefined;
+  let strict = true;
+  let bound = "";
+  if (left) {
+    const o = left[2] ?? "";
+    dir = o === ">" || o === "\\geq" ? "gt" : "lt";
+    strict = o === ">" || o === "<";
+    bound = left[3] ?? "";
+  } else if (right) {
+    const o = right[2] ?? "";
+    dir = o === "<" || o === "\\leq" ? "gt" : "lt";
+    strict = o === ">" || o === "<";
+    bound = right[1] ?? "";
+  }
+  if (dir === undefined) return s;
+  return dir === "gt" ? `${strict ? "(" : "["}${bound},\\infty)` : `(-\\infty,${bound}${strict ? ")" : "]"}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,13 +273,28 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
     const pc = PRED_CHOICE_RE.exec(pred);
     return { outcome: pc !== null && (pc[1] ?? "").toUpperCase() === gc[1], method: "string" };
   }
-  // Times of day.
+  // A bare choice letter against a gold without letters.
+  if (CHOICE_RE.test(pred) && !/[a-zA-Z]/.test(gold)) return { outcome: false, method: "string" };
+  // Times of day (a time never equals a non-time).
   const gt = timeMinutes(gold);
-  if (gt) {
-    const pt = timeMinutes(pred);
-    const okMer = !pt || gt.mer === undefined || pt.mer === undefined || gt.mer === pt.mer;
-    return { outcome: pt !== null && pt.min === gt.min && okMer, method: "string" };
+  const pt = timeMinutes(pred);
+  if (gt || pt) {
+    const okMer = !gt || !pt || gt.mer === undefined || pt.mer === undefined || gt.mer === pt.mer;
+    return { outcome: gt !== null && pt !== null && pt.min === gt.min && okMer, method: "string" };
   }
+  // Ratios a:b compare as fractions; a ratio never equals a non-ratio.
+  const gr = RATIO_RE.exec(gold);
+  const pr = RATIO_RE.exec(pred);
+  if (gr || pr) {
+    if (!gr || !pr || pr[2] === "0" || gr[2] === "0") return { outcome: false, method: "fast" };
+    return { outcome: ratEq(rat(BigInt(gr[1] ?? "0"), BigInt(gr[2] ?? "1")), rat(BigInt(pr[1] ?? "0"), BigInt(pr[2] ?? "1"))), method: "fast" };
+  }
+  // Numerals with a base subscript: both sides must be written in a base, values equal.
+  const gb = baseValue(gold);
+  const pb = baseValue(pred);
+  if (gb || pb) return { outcome: gb !== null && pb !== null && ratEq(gb, pb) && gold.split("_")[1] === pred.split("_")[1], method: "fast" };
+  // Relations that are not one-variable inequalities: equal only as identical strings.
+  if (RELATION_RE.test(gold) || RELATION_RE.test(pred)) return { outcome: false, method: "string" };
   // Assignments and equations.
   const ga = ASSIGN_RE.exec(gold);
   const pa = ASSIGN_RE.exec(pred);
@@ -358,5 +435,5 @@ export function compareAnswers(
     return { outcome: textKey(gold) === textKey(pred) && textKey(gold) !== "", method: "string" };
   }
   if (predText && !CHOICE_RE.test(gold) && !TIME_RE.test(gold)) return { outcome: false, method: "string" };
-  return nodeEq(parseNode(gold), parseNode(pred), settings);
+  return nodeEq(parseNode(inequalityToInterval(gold)), parseNode(inequalityToInterval(pred)), settings);
 }
