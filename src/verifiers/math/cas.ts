@@ -46,6 +46,38 @@ function ce(): ComputeEngine {
   return engine;
 }
 
+/**
+ * Inputs the engine could spend unbounded time or memory on (it has no deadline of its own): power
+ * towers three levels deep, exponents above 10 000, factorials of numbers above 5 000.
+ * @returns true when the CAS must not be asked (the verdict is `undecidable`).
+ */
+export function tooHeavy(latex: string): boolean {
+  // Depth of nested exponents: `^` inside the exponent group of another `^`.
+  const stack: number[] = []; // for each open brace: exponent depth inside it
+  let depth = 0;
+  let pendingExp = false;
+  for (let i = 0; i < latex.length; i++) {
+    const c = latex[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "^") {
+      if (depth + 1 >= 3) return true;
+      pendingExp = true;
+      continue;
+    }
+    if (c === "{") {
+      stack.push(depth);
+      if (pendingExp) depth++;
+    } else if (c === "}") depth = stack.pop() ?? 0;
+    if (c !== " ") pendingExp = false; // a one-token exponent `a^5` opens no group
+  }
+  for (const m of latex.matchAll(/\^\s*\{?\s*-?(\d+)/g)) if (Number(m[1]) > 10_000) return true;
+  for (const m of latex.matchAll(/(\d+)\s*\}?\s*!/g)) if (Number(m[1]) > 5_000) return true;
+  return false;
+}
+
 /** Deterministic PRNG (mulberry32); a fixed seed gives the same sample points on every run. */
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -157,6 +189,7 @@ function at(e: Expression, p: Record<string, number>): [number, number] {
  * @throws NeedCas when the engine is not loaded yet.
  */
 export function casCompare(gold: string, pred: string, goldDecimal: boolean, settings: CompareSettings): Verdict {
+  if (tooHeavy(gold) || tooHeavy(pred)) return { outcome: "undecidable", method: "cas" };
   const a = casParse(gold);
   const b = casParse(pred);
   if (!a || !b) return { outcome: "parse_error", method: "cas" };
