@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildGroupIndex } from "./groups.js";
 import { grpo, grpoOptions } from "./grpo.js";
-import { rloo } from "./rloo.js";
+import { rloo, rlooOptions } from "./rloo.js";
 
 // Batch: group 0 = [1, 0, 0, 1]; group 1 = [1, 1, 1] (zero variance); group 2 = [0.5] (singleton);
 // group 3 = [2, null, 0] (a null reward is left out). Interleaved on purpose: groups need not be contiguous.
@@ -48,7 +48,7 @@ describe("grpo", () => {
 
 describe("rloo", () => {
   it("r_i − mean of the others, hand-computed", () => {
-    const a = rloo({ rewards, groups }, { singleton: "zero" });
+    const a = rloo({ rewards, groups }, rlooOptions.parse({ singleton: "zero" }));
     expect(a[0]).toBeCloseTo(2 / 3, 12);
     expect(a[2]).toBeCloseTo(-2 / 3, 12);
     expect(a[4]).toBeCloseTo(2, 12); // group 3: 2 − 0
@@ -56,7 +56,7 @@ describe("rloo", () => {
     expect([a[1], a[6], a[9]]).toEqual([0, 0, 0]);
     expect(a[3]).toBe(0);
     expect(a[7]).toBeNaN();
-    expect(rloo({ rewards, groups }, { singleton: "raw" })[3]).toBe(0.5);
+    expect(rloo({ rewards, groups }, rlooOptions.parse({ singleton: "raw" }))[3]).toBe(0.5);
   });
 });
 

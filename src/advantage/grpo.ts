@@ -1,62 +1,131 @@
 import { z } from "zod";
-import { segmentStats } from "./groups.js";
+import { filterOption, singletonOption } from "./common.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const grpoOptions = z.strictObject({
   /** Group baseline: `mean` of the group (GRPO), or `leave-one-out` (mean of the other members; NeMo-RL). */
   baseline: z.enum(["mean", "leave-one-out"]).default("mean"),
-  /** Std used to scale: `unbiased` (n−1; verl, TRL, OpenRLHF), `population` (n; open-instruct), `none` (Dr.GRPO). */
+  /** Std used to scale: `unbiased` (n−1; verl, TRL, OpenRLHF, NeMo-RL), `population` (n; open-instruct), `none` (Dr.GRPO). */
   std: z.enum(["unbiased", "population", "none"]).default("unbiased"),
-  /** ε added to the std in the denominator (verl 1e-6, TRL 1e-4, OpenRLHF 1e-9). */
+  /**
+   * Which rewards the std is taken over: `group` (all non-null members) or `others` (the members other than
+   * the rollout itself, as NeMo-RL does with its leave-one-out baseline; the unbiased std then divides by m − 1, m = n − 1).
+   */
+  stdOver: z.enum(["group", "others"]).default("group"),
+  /** ε added to the std in the denominator (verl 1e-6, TRL 1e-4, OpenRLHF 1e-9, open-instruct 1e-8). */
   epsilon: z.number().nonnegative().default(1e-6),
-  /** A group with one non-null reward: `zero` (default: no comparison possible) or `raw` (advantage = reward, verl's RLOO rule). */
-  singleton: z.enum(["zero", "raw"]).default("zero"),
+  /** `always`: divide by σ + ε (verl, TRL, OpenRLHF, open-instruct); `positive-std`: divide by σ + ε only where σ > 0, else leave r − b (NeMo-RL). */
+  epsilonWhere: z.enum(["always", "positive-std"]).default("always"),
+  /** A group with one non-null reward: `zero` (default), `raw` (= r), `unit` (μ = 0, σ = 1: r/(1 + ε); verl). */
+  singleton: singletonOption,
+  filter: filterOption,
 });
 export type GrpoOptions = z.infer<typeof grpoOptions>;
 
 /**
- * Group-relative advantages (GRPO, Shao et al. 2024, arXiv 2402.03300, §4.1.2; verl `compute_grpo_outcome_advantage`):
- * A_i = (r_i − b_i) / (σ_g + ε), with b_i the group mean (or the leave-one-out mean), σ_g the group std with
- * the chosen convention, or A_i = r_i − b_i with `std: none` (Dr.GRPO, Liu et al. 2025, arXiv 2503.20783).
- * Null rewards (NaN) are left out of the group statistics and get NaN.
- * Example (verl): rewards [1, 0, 0, 1] → mean 0.5, unbiased std 0.57735 → [0.866024, −0.866024, −0.866024, 0.866024].
+ * Group-relative advantages (GRPO, Shao et al. 2024, arXiv 2402.03300, §4.1.2).
+ *
+ * A_i = (r_i − b_i) / (σ_i + ε), where for group g with non-null rewards r_1 … r_n:
+ * - b_i = μ_g = (1/n) Σ_j r_j (`baseline: mean`), or b_i = (1/(n−1)) Σ_{j≠i} r_j (`leave-one-out`);
+ * - σ_i = sqrt(Σ_j (r_j − μ)² / (n − 1)) (`unbiased`) or / n (`population`) over the group (`stdOver: group`),
+ *   or over the n − 1 others around b_i (`stdOver: others`); `std: none` gives A_i = r_i − b_i (Dr.GRPO,
+ *   Liu et al. 2025, arXiv 2503.20783);
+ * - `epsilonWhere: positive-std` divides only where σ_i > 0 (NeMo-RL), `always` divides by σ_i + ε everywhere,
+ *   so a zero-variance group gives (r − μ)/ε = 0.
+ * Singleton groups follow `singleton`. Null rewards (NaN) are left out of the statistics and get NaN.
+ *
+ * Peers (see `presets.ts`): verl `core_algos.compute_grpo_outcome_advantage` (unbiased, ε = 1e-6, singleton
+ * μ = 0, σ = 1); TRL `GRPOTrainer._generate_and_score_completions` (unbiased, 1e-4); OpenRLHF
+ * `experience_maker` `group_norm` (unbiased, 1e-9); NeMo-RL `calculate_baseline_and_std_per_prompt`
+ * (leave-one-out baseline and std, 1e-6 only where σ > 0); open-instruct `data_loader` `standard`
+ * (population std, 1e-8).
+ *
+ * Example (verl): rewards [1, 0, 0, 1] → μ 0.5, unbiased σ 0.57735 → [0.866024, −0.866024, −0.866024, 0.866024].
+ * @param input rewards shape [n] (NaN = null), groups over the n positions.
  * @returns advantages, shape [n].
  */
 export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
   const { rewards, groups } = input;
   const out = new Float64Array(rewards.length).fill(NaN);
   const { order, offsets } = groups;
+  const noStd = o.std === "none";
+  const unbiased = o.std === "unbiased";
+  const loo = o.baseline === "leave-one-out";
+  const others = o.stdOver === "others" && !noStd;
+  const eps = o.epsilon;
+  const guard = o.epsilonWhere === "positive-std";
   for (let g = 0; g < groups.count; g++) {
     const start = offsets[g]!;
     const end = offsets[g + 1]!;
-    const { n, mean, m2 } = segmentStats(rewards, order, start, end);
+    let n = 0;
+    let sum = 0;
+    for (let k = start; k < end; k++) {
+      const v = rewards[order[k]!]!;
+      if (v === v) {
+        n++;
+        sum += v;
+      }
+    }
     if (n === 0) continue;
-    const std = o.std === "none" ? 0 : Math.sqrt(m2 / (o.std === "unbiased" ? n - 1 : n));
-    const denom = o.std === "none" ? 1 : std + o.epsilon;
+    if (n === 1) {
+      for (let k = start; k < end; k++) {
+        const i = order[k]!;
+        const r = rewards[i]!;
+        if (r !== r) continue;
+        out[i] = o.singleton === "zero" ? 0 : o.singleton === "raw" || noStd ? r : r / (1 + eps);
+      }
+      continue;
+    }
+    const mean = sum / n;
+    let scale = 1;
+    if (!noStd && !others) {
+      let m2 = 0;
+      for (let k = start; k < end; k++) {
+        const v = rewards[order[k]!]!;
+        if (v === v) m2 += (v - mean) * (v - mean);
+      }
+      const std = Math.sqrt(m2 / (unbiased ? n - 1 : n));
+      scale = guard && !(std > 0) ? 1 : 1 / (std + eps);
+    }
     for (let k = start; k < end; k++) {
       const i = order[k]!;
       const r = rewards[i]!;
-      if (Number.isNaN(r)) continue;
-      if (n === 1) {
-        out[i] = o.singleton === "raw" ? r : 0;
-        continue;
-      }
-      const baseline = o.baseline === "mean" ? mean : (mean * n - r) / (n - 1);
-      out[i] = (r - baseline) / denom;
+      if (r !== r) continue;
+      const b = loo ? (sum - r) / (n - 1) : mean;
+      if (others) {
+        const std = othersStd(rewards, order, start, end, i, b, n - 1, unbiased);
+        out[i] = guard && !(std > 0) ? r - b : (r - b) / (std + eps);
+      } else out[i] = (r - b) * scale;
     }
   }
   return out;
 }
 
+/** Std of the m non-null rewards of a segment other than position `self`, around their mean `b`; NaN→0 when m − 1 = 0 (NeMo's nan_to_num). */
+function othersStd(rewards: Float64Array, order: Int32Array, start: number, end: number, self: number, b: number, m: number, unbiased: boolean): number {
+  let m2 = 0;
+  for (let k = start; k < end; k++) {
+    const j = order[k]!;
+    const v = rewards[j]!;
+    if (j !== self && v === v) m2 += (v - b) * (v - b);
+  }
+  const dof = unbiased ? m - 1 : m;
+  return dof > 0 ? Math.sqrt(m2 / dof) : 0;
+}
+
 /** `grpo` in the estimator registry. */
 export const grpoEstimator: EstimatorDefinition<GrpoOptions> = {
   name: "grpo",
-  summary: "GRPO: (r − group mean) / (group std + ε), with explicit std/ε/baseline conventions",
+  summary: "GRPO: (r − group baseline) / (group std + ε), with explicit baseline/std/ε/singleton conventions",
   options: grpoOptions,
   compute: grpo,
 };
 
-/** `dr_grpo`: GRPO without std scaling (Dr.GRPO, arXiv 2503.20783): A_i = r_i − mean_g. */
+/**
+ * `dr_grpo`: GRPO without std scaling (Dr.GRPO, Liu et al. 2025, arXiv 2503.20783, §3.2): A_i = r_i − μ_g.
+ * verl: `grpo` with `norm_adv_by_std_in_grpo=False`; OpenRLHF `dr_grpo`; TRL `scale_rewards="none"`;
+ * open-instruct `centered` (its default).
+ */
 export const drGrpoEstimator: EstimatorDefinition<GrpoOptions> = {
   name: "dr_grpo",
   summary: "Dr.GRPO: r − group mean (no std division)",

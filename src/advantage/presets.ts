@@ -1,15 +1,57 @@
 /**
- * Peer conventions as estimator options. Each preset reproduces one trainer's formula; see
- * `docs/advantages.md` for the sources. Unknown combinations throw.
+ * Peer conventions as estimator options. Each preset sets every option that matters, so it reproduces the peer's
+ * formula whatever rewardkit's defaults are; explicit options given next to a preset override it.
+ * Sources (code read at the snapshots listed in docs/research): verl `verl/trainer/ppo/core_algos.py`,
+ * TRL `trl/trainer/grpo_trainer.py` (`_generate_and_score_completions`), OpenRLHF
+ * `openrlhf/trainer/ppo_utils/experience_maker.py`, NeMo-RL `nemo_rl/algorithms/utils.py`
+ * (`calculate_baseline_and_std_per_prompt`) and `grpo.py`, open-instruct `open_instruct/data_loader.py`.
+ * See docs/advantages.md for the table and the singleton decisions.
  */
 const PRESETS: Record<string, Record<string, Record<string, unknown>>> = {
   grpo: {
-    // verl core_algos.compute_grpo_outcome_advantage: torch.std (n−1), ε = 1e-6
-    verl: { std: "unbiased", epsilon: 1e-6 },
-    // TRL GRPOTrainer: std (n−1), ε = 1e-4
-    trl: { std: "unbiased", epsilon: 1e-4 },
-    // OpenRLHF experience_maker: std (n−1), ε = 1e-9
-    openrlhf: { std: "unbiased", epsilon: 1e-9 },
+    // (r − μ)/(σ_{n−1} + 1e-6); singleton: μ = 0, σ = 1 → r/(1 + 1e-6)
+    verl: { baseline: "mean", std: "unbiased", stdOver: "group", epsilon: 1e-6, epsilonWhere: "always", singleton: "unit" },
+    // (r − μ)/(σ_{n−1} + 1e-4); TRL needs ≥ 2 generations; a group left with one non-null reward would be
+    // 0/(NaN + 1e-4) = NaN in torch: rewardkit gives 0 (the numerator is exactly 0)
+    trl: { baseline: "mean", std: "unbiased", stdOver: "group", epsilon: 1e-4, epsilonWhere: "always", singleton: "zero" },
+    // group_norm: (r − μ)/(σ_{n−1} + 1e-9); singleton 0/NaN in torch → 0
+    openrlhf: { baseline: "mean", std: "unbiased", stdOver: "group", epsilon: 1e-9, epsilonWhere: "always", singleton: "zero" },
+    // leave-one-out baseline and std of the others (Bessel), ÷(σ + 1e-6) only where σ > 0; ≤ 1 valid → baseline = r → 0
+    nemo: { baseline: "leave-one-out", std: "unbiased", stdOver: "others", epsilon: 1e-6, epsilonWhere: "positive-std", singleton: "zero" },
+    // advantage_normalization_type "standard": (r − μ)/(σ_pop + 1e-8); singleton σ = 0 → 0
+    "open-instruct": { baseline: "mean", std: "population", stdOver: "group", epsilon: 1e-8, epsilonWhere: "always", singleton: "zero" },
+  },
+  dr_grpo: {
+    // norm_adv_by_std_in_grpo=False: r − μ, singleton μ = 0 → r
+    verl: { baseline: "mean", singleton: "unit" },
+    // scale_rewards="none": r − μ
+    trl: { baseline: "mean", singleton: "zero" },
+    // dr_grpo / reinforce_baseline: r − μ
+    openrlhf: { baseline: "mean", singleton: "zero" },
+    // advantage_normalization_type "centered" (open-instruct's default): r − μ
+    "open-instruct": { baseline: "mean", singleton: "zero" },
+  },
+  rloo: {
+    // n/(n−1)(r − μ); singleton → r
+    verl: { singleton: "raw" },
+    // r − (Σr − r)/(n − 1); singleton 0/0 → rewardkit 0
+    openrlhf: { singleton: "zero" },
+  },
+  reinforce_pp_baseline: {
+    // r − μ (singleton μ = 0), then masked_whiten: (x − mean)/sqrt(var_unbiased + 1e-8)
+    verl: { singleton: "raw", variance: "unbiased", epsilonMode: "sqrt-var", epsilon: 1e-8 },
+    // reinforce_baseline: r − μ, then global whitening with population variance clamped at 1e-8
+    openrlhf: { singleton: "zero", variance: "population", epsilonMode: "clamp-var", epsilon: 1e-8 },
+  },
+  opo: { verl: { singleton: "raw" } },
+  gpg: { verl: { singleton: "raw", fNorm: 1 } },
+  grpo_passk: { verl: { std: "unbiased", epsilon: 1e-6 } },
+  gdpo: {
+    // per component (r − μ)/(σ_{n−1} + 1e-6) (verl GRPO incl. its singleton rule), weighted sum,
+    // then masked_whiten over the batch: (x − mean)/sqrt(var_unbiased + 1e-8)
+    verl: { std: "unbiased", epsilon: 1e-6, singleton: "unit", batchNorm: "sqrt-var", batchVariance: "unbiased", batchEpsilon: 1e-8 },
+    // normalize_then_sum: per component (r − μ)/(σ_{n−1} + 1e-4), weighted sum, then (x − mean)/(σ_{n−1} + 1e-4)
+    trl: { std: "unbiased", epsilon: 1e-4, singleton: "zero", batchNorm: "std-plus", batchVariance: "unbiased", batchEpsilon: 1e-4 },
   },
 };
 
@@ -20,5 +62,10 @@ const PRESETS: Record<string, Record<string, Record<string, unknown>>> = {
 export function presetOptions(estimator: string, preset: string): Record<string, unknown> {
   const p = PRESETS[estimator]?.[preset];
   if (!p) throw new Error(`no preset "${preset}" for estimator ${estimator}; known: ${Object.keys(PRESETS[estimator] ?? {}).join(", ") || "none"}`);
-  return p;
+  return { ...p };
+}
+
+/** Preset names per estimator. */
+export function presetNames(estimator: string): string[] {
+  return Object.keys(PRESETS[estimator] ?? {});
 }

@@ -1,16 +1,19 @@
 import { z } from "zod";
+import { filterOption } from "./common.js";
 import { segmentStats } from "./groups.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const rlooOptions = z.strictObject({
   /** A group with one non-null reward: `zero` (default) or `raw` (advantage = reward, verl's rule). */
   singleton: z.enum(["zero", "raw"]).default("zero"),
+  filter: filterOption,
 });
 export type RlooOptions = z.infer<typeof rlooOptions>;
 
 /**
  * REINFORCE leave-one-out (Ahmadian et al. 2024, arXiv 2402.14740; verl `compute_rloo_outcome_advantage`):
  * A_i = r_i − mean_{j≠i} r_j = n/(n−1) · (r_i − mean_g), over the group's non-null rewards.
+ * Singleton: verl gives r (`raw`); OpenRLHF's (Σr − r)/(n − 1) is 0/0 there (rewardkit: `zero`).
  * Example: rewards [1, 0, 0, 1] → mean 0.5 → [0.666667, −0.666667, −0.666667, 0.666667].
  * @returns advantages, shape [n]; NaN where the reward is null.
  */

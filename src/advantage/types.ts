@@ -9,17 +9,24 @@ export interface AdvantageInput {
   /** Scalar reward per rollout, shape [n]. */
   rewards: Float64Array;
   groups: GroupIndex;
-  /** Per-component scores for multi-reward estimators (GDPO …): names[k] → scores[k], shape [n] each. */
+  /** Per-component scores for multi-reward estimators (GDPO …): names[k] → scores[k], shape [n] each; NaN = unscorable. */
   components?: { names: string[]; scores: Float64Array[] };
-  /** Completion length per rollout (tokens), for length-aware estimators. */
+  /** Completion length per rollout (tokens), shape [n], for length-aware estimators (`opo`, token-weighted whitening). */
   lengths?: Float64Array;
+  /** Dense stratum id per rollout, shape [n], for `stratified` (strata are nested inside groups). */
+  strata?: Int32Array;
 }
+
+/** Extra inputs an estimator needs beyond rewards and groups. */
+export type EstimatorNeed = "components" | "lengths" | "strata";
 
 /** An advantage estimator, registered under the name verl uses for it (`grpo`, `rloo` …). */
 export interface EstimatorDefinition<O = unknown> {
   name: string;
   summary: string;
   options: z.ZodType<O>;
+  /** Inputs beyond rewards and groups that `compute` reads (absent: none). */
+  needs?: readonly EstimatorNeed[];
   /** Returns one advantage per rollout, shape [n]; NaN where the reward is null. Pure. */
   compute(input: AdvantageInput, options: O): Float64Array;
 }

@@ -1,0 +1,169 @@
+import { z } from "zod";
+import type { GroupIndex } from "./groups.js";
+import type { AdvantageInput, EstimatorNeed } from "./types.js";
+
+/**
+ * `filter` option shared by every estimator. `zero_variance` drops the groups whose non-null rewards are all
+ * equal (a singleton included) before anything is computed — DAPO's dynamic sampling (Yu et al. 2025,
+ * arXiv 2503.14476, §3.2: keep groups with 0 < #correct < G), open-instruct `filter_zero_std_samples`.
+ * Dropped rollouts get a null advantage and do not enter batch statistics (whitening, GPG's α).
+ */
+export const filterOption = z.enum(["none", "zero_variance"]).default("none");
+
+/**
+ * Singleton rule: what a group with one non-null reward gets.
+ * - `zero`: 0 (no comparison possible; rewardkit's default);
+ * - `raw`: the reward itself (baseline 0: verl's RLOO, OPO, REINFORCE++-baseline, GPG);
+ * - `unit`: baseline 0 and std 1, i.e. r / (1 + ε) when the estimator divides by a std, else r (verl's GRPO).
+ */
+export const singletonOption = z.enum(["zero", "raw", "unit"]).default("zero");
+export type SingletonRule = z.infer<typeof singletonOption>;
+
+/**
+ * Per-group flag: 1 where the group's non-null rewards are all equal (zero variance, a singleton included)
+ * or the group has no non-null reward. Shape [groups.count].
+ */
+export function zeroVarianceGroups(rewards: Float64Array, groups: GroupIndex): Uint8Array {
+  const flags = new Uint8Array(groups.count);
+  const { order, offsets } = groups;
+  for (let g = 0; g < groups.count; g++) {
+    let first = NaN;
+    let flat = 1;
+    for (let k = offsets[g]!; k < offsets[g + 1]!; k++) {
+      const r = rewards[order[k]!]!;
+      if (Number.isNaN(r)) continue;
+      if (Number.isNaN(first)) first = r;
+      else if (r !== first) {
+        flat = 0;
+        break;
+      }
+    }
+    flags[g] = flat;
+  }
+  return flags;
+}
+
+/** `input` with the rewards of zero-variance groups set to null (NaN); `dropped` counts the rollouts nulled. */
+export function dropZeroVariance(input: AdvantageInput): { input: AdvantageInput; dropped: number } {
+  const flags = zeroVarianceGroups(input.rewards, input.groups);
+  const rewards = input.rewards.slice();
+  const { order, offsets } = input.groups;
+  let dropped = 0;
+  for (let g = 0; g < input.groups.count; g++) {
+    if (!flags[g]) continue;
+    for (let k = offsets[g]!; k < offsets[g + 1]!; k++) {
+      const i = order[k]!;
+      if (!Number.isNaN(rewards[i]!)) dropped++;
+      rewards[i] = NaN;
+    }
+  }
+  return { input: { ...input, rewards }, dropped };
+}
+
+/** Batch-whitening convention. */
+export interface WhitenOptions {
+  /** `unbiased` (divide the squared deviations by W − 1) or `population` (by W), W = total weight. */
+  variance: "unbiased" | "population";
+  /**
+   * How ε enters: `sqrt-var` (x − μ)/sqrt(var + ε) (verl `masked_whiten`, ε = 1e-8); `clamp-var`
+   * (x − μ)/sqrt(max(var, ε)) (OpenRLHF); `std-plus` (x − μ)/(sqrt(var) + ε) (TRL).
+   */
+  epsilonMode: "sqrt-var" | "clamp-var" | "std-plus";
+  epsilon: number;
+}
+
+/**
+ * Whitens `x` over the whole batch in place, skipping NaN: x ← (x − μ)/s.
+ * With `weights` (shape [n], e.g. response lengths) the mean and variance are weighted as verl's token-level
+ * `masked_whiten` over a response mask would weigh them (each rollout counted once per token; the unbiased
+ * correction then uses the total token count W). Without weights every rollout counts once.
+ * Fewer than 2 values (unbiased) or total weight ≤ 1: values are only centered.
+ */
+export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float64Array): void {
+  let w = 0;
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i]!;
+    if (Number.isNaN(v)) continue;
+    const wi = weights ? weights[i]! : 1;
+    w += wi;
+    sum += wi * v;
+  }
+  if (w === 0) return;
+  const mean = sum / w;
+  let m2 = 0;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i]!;
+    if (Number.isNaN(v)) continue;
+    const d = v - mean;
+    m2 += (weights ? weights[i]! : 1) * d * d;
+  }
+  const dof = o.variance === "unbiased" ? w - 1 : w;
+  const variance = dof > 0 ? m2 / dof : NaN;
+  let scale: number;
+  if (Number.isNaN(variance)) scale = 1;
+  else if (o.epsilonMode === "sqrt-var") scale = 1 / Math.sqrt(variance + o.epsilon);
+  else if (o.epsilonMode === "clamp-var") scale = 1 / Math.sqrt(Math.max(variance, o.epsilon));
+  else scale = 1 / (Math.sqrt(variance) + o.epsilon);
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i]!;
+    if (!Number.isNaN(v)) x[i] = (v - mean) * scale;
+  }
+}
+
+/** Throws a clear error when `input` lacks what an estimator needs. */
+export function requireInputs(name: string, input: AdvantageInput, needs: readonly EstimatorNeed[]): void {
+  for (const need of needs) {
+    const have = need === "components" ? input.components && input.components.names.length > 0 : input[need] !== undefined;
+    if (!have) {
+      const how =
+        need === "components"
+          ? "per-component scores (the scored file's `components`)"
+          : need === "lengths"
+            ? "response lengths (`completion_tokens`, or --length-field)"
+            : "a stratum key per rollout (--set key=<field>)";
+      throw new Error(`estimator ${name} needs ${how}`);
+    }
+  }
+}
+
+/** Selected component columns and their weights for a multi-component estimator. */
+export interface ComponentSelection {
+  names: string[];
+  scores: Float64Array[];
+  weights: number[];
+}
+
+/**
+ * Picks components (all, or the listed `names` in that order) and their weights (default 1).
+ * @throws Error naming the known components on an unknown name in `names` or `weights`.
+ */
+export function selectComponents(input: AdvantageInput, names: readonly string[] | undefined, weights: Record<string, number>): ComponentSelection {
+  const c = input.components ?? { names: [], scores: [] };
+  const known = new Map(c.names.map((n, k) => [n, k]));
+  for (const n of [...(names ?? []), ...Object.keys(weights)]) {
+    if (!known.has(n)) throw new Error(`unknown component "${n}"; known: ${c.names.join(", ") || "none"}`);
+  }
+  const picked = names && names.length > 0 ? [...names] : [...c.names];
+  return { names: picked, scores: picked.map((n) => c.scores[known.get(n)!]!), weights: picked.map((n) => weights[n] ?? 1) };
+}
+
+/** Component options shared by the multi-component estimators. */
+export const componentOptions = {
+  /** Components to use, in order (default: every component in the input). */
+  components: z.array(z.string().min(1)).optional(),
+  /** Weight per component name (default 1 each). */
+  weights: z.record(z.string(), z.number().finite()).default({}),
+};
+
+/**
+ * Component score matrix restricted to rollouts with a non-null reward: scores of rollouts whose reward is null
+ * become NaN so they enter no statistic. Returns fresh arrays.
+ */
+export function maskByReward(rewards: Float64Array, scores: Float64Array[]): Float64Array[] {
+  return scores.map((s) => {
+    const out = s.slice();
+    for (let i = 0; i < out.length; i++) if (Number.isNaN(rewards[i]!)) out[i] = NaN;
+    return out;
+  });
+}

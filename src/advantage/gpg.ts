@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { filterOption } from "./common.js";
+import { segmentStats } from "./groups.js";
+import type { AdvantageInput, EstimatorDefinition } from "./types.js";
+
+export const gpgOptions = z.strictObject({
+  /** Normalizer f_norm (verl default 1). */
+  fNorm: z.number().positive().default(1),
+  /** A group with one non-null reward: `zero` (default) or `raw` (baseline 0, giving α·r; verl). */
+  singleton: z.enum(["zero", "raw"]).default("zero"),
+  filter: filterOption,
+});
+export type GpgOptions = z.infer<typeof gpgOptions>;
+
+/**
+ * Group Policy Gradient (GPG, Chu et al. 2025, arXiv 2504.02546; verl `core_algos.compute_gpg_outcome_advantage`):
+ * α = B / max(1, #{i : r_i ≠ 0}) over the whole batch (B = number of non-null rewards),
+ * A_i = α (r_i − μ_g) / f_norm. No std division.
+ * @returns advantages, shape [n]; NaN where the reward is null.
+ */
+export function gpg(input: AdvantageInput, o: GpgOptions): Float64Array {
+  const { rewards, groups } = input;
+  let b = 0;
+  let nonzero = 0;
+  for (let i = 0; i < rewards.length; i++) {
+    const r = rewards[i]!;
+    if (r !== r) continue;
+    b++;
+    if (r !== 0) nonzero++;
+  }
+  const alpha = b / Math.max(1, nonzero) / o.fNorm;
+  const out = new Float64Array(rewards.length).fill(NaN);
+  for (let g = 0; g < groups.count; g++) {
+    const start = groups.offsets[g]!;
+    const end = groups.offsets[g + 1]!;
+    const { n, mean } = segmentStats(rewards, groups.order, start, end);
+    for (let k = start; k < end; k++) {
+      const i = groups.order[k]!;
+      const r = rewards[i]!;
+      if (r !== r) continue;
+      out[i] = n === 1 ? (o.singleton === "raw" ? alpha * r : 0) : alpha * (r - mean);
+    }
+  }
+  return out;
+}
+
+export const gpgEstimator: EstimatorDefinition<GpgOptions> = {
+  name: "gpg",
+  summary: "GPG: α·(r − group mean)/f_norm, α = batch size / #non-zero rewards",
+  options: gpgOptions,
+  compute: gpg,
+};
