@@ -110,6 +110,27 @@ describe("bad input never sinks the batch", () => {
     expect(rows[1]!.components.accuracy!.score).toBe(1);
   });
 
+  it("a runaway CAS computation (a sum to 10^9) is stopped at the math deadline", () => {
+    const mathSpec = join(dir, "math-deadline.yaml");
+    writeFileSync(mathSpec, "components:\n  - {name: accuracy, type: math, timeoutMs: 1500}\n");
+    const file = join(dir, "cas.jsonl");
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ id: "spin", group: "g", completion: "\\boxed{\\sum_{n=1}^{10^{9}} n}", reference: "500000000500000000" }),
+        JSON.stringify({ id: "next", group: "g", completion: "\\boxed{\\frac{1}{2}}", reference: "0.5" }),
+      ].join("\n"),
+    );
+    const out = join(dir, "cas.out.jsonl");
+    const t0 = Date.now();
+    const r = cli(["score", file, "--spec", mathSpec, "-o", out, "-q", "--concurrency", "1"]);
+    expect(r.code).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(30_000); // unbounded without the deadline
+    const rows = readJsonl<Scored>(out);
+    expect(rows[0]!.components.accuracy).toMatchObject({ score: null, status: "unscorable", reason: "timeout" });
+    expect(rows[1]!.components.accuracy).toMatchObject({ score: 1, status: "ok" });
+  });
+
   it("--strict makes the first malformed line fatal (exit 1, file:line)", () => {
     const r = cli(["score", input, "--spec", spec, "--strict", "-q"]);
     expect(r.code).toBe(1);
