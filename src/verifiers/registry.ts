@@ -5,6 +5,7 @@ import { exactVerifier } from "./text/exact.js";
 import { containsVerifier } from "./text/contains.js";
 import { regexVerifier } from "./text/regex.js";
 import { overlongVerifier } from "./length/overlong.js";
+import { jsonSchemaVerifier } from "./structured/json-schema.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -17,6 +18,7 @@ const BUILTIN: VerifierDefinition<never>[] = [
   containsVerifier,
   regexVerifier,
   overlongVerifier,
+  jsonSchemaVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
