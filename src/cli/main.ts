@@ -1,12 +1,11 @@
 import { Command, CommanderError } from "commander";
 import { readFileSync } from "node:fs";
-import { SpecError } from "../spec/errors.js";
-import { InputError } from "../engine/score-file.js";
-import { UsageError } from "./errors.js";
+import { UserError } from "../core/errors.js";
 import { registerAdvantages } from "./commands/advantages.js";
 import { registerAudit } from "./commands/audit.js";
 import { registerCheck } from "./commands/check.js";
 import { registerScore } from "./commands/score.js";
+import { registerServe } from "./commands/serve.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -21,6 +20,7 @@ export function buildProgram(): Command {
   registerCheck(program);
   registerAdvantages(program);
   registerAudit(program);
+  registerServe(program);
   return program;
 }
 
@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1; // commander already printed the message
-    if (e instanceof SpecError || e instanceof UsageError || e instanceof InputError) {
+    if (e instanceof UserError) {
       process.stderr.write(`rewardkit: ${e.message}\n`);
       return 1;
     }

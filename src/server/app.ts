@@ -1,0 +1,54 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ServerContext } from "./context.js";
+import { bearerAuth, errorResponse } from "./http.js";
+import { advantagesHandler, scoreHandler, specHandler } from "./native.js";
+import { getRewardHandler } from "./openrlhf.js";
+
+/** Routes with their own latency series; anything else is labelled `other` (bounded label cardinality). */
+const ROUTES = new Set(["/v1/score", "/v1/advantages", "/v1/spec", "/get_reward", "/healthz", "/metrics"]);
+/** Routes that answer while draining (so orchestrators can watch the shutdown). */
+const DURING_DRAIN = new Set(["/healthz", "/metrics"]);
+
+/**
+ * The HTTP application: metrics → drain gate → bearer auth (all but `/healthz`) → body limit → routes.
+ * Every error is `{"error": {"code", "message"}}` with a 4xx/5xx status; never a bare 500 for one bad rollout.
+ */
+export function createApp(ctx: ServerContext): Hono {
+  const app = new Hono();
+  const m = ctx.metrics;
+
+  app.use("*", async (c, next) => {
+    const t0 = performance.now();
+    await next();
+    const route = ROUTES.has(c.req.path) ? c.req.path : "other";
+    m.requests.inc({ route, code: String(c.res.status) });
+    m.latency.observe((performance.now() - t0) / 1000, { route });
+  });
+  app.use("*", async (c, next) => {
+    if (ctx.draining && !DURING_DRAIN.has(c.req.path)) return errorResponse(c, 503, "shutting_down", "server is shutting down", { "Retry-After": "5", Connection: "close" });
+    return next();
+  });
+  if (ctx.options.token !== undefined) app.use("*", bearerAuth(ctx.options.token, new Set(["/healthz"])));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: ctx.options.maxBodyBytes,
+      onError: (c) => errorResponse(c, 413, "too_large", `request body exceeds ${ctx.options.maxBodyBytes} bytes`),
+    }),
+  );
+
+  app.get("/healthz", (c) => c.json({ status: ctx.draining ? "draining" : "ok", spec: { name: ctx.spec.name, hash: ctx.spec.hash } }, ctx.draining ? 503 : 200));
+  app.get("/metrics", (c) => c.body(m.registry.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }));
+  app.get("/v1/spec", specHandler(ctx));
+  app.post("/v1/score", scoreHandler(ctx));
+  app.post("/v1/advantages", advantagesHandler(ctx));
+  app.post("/get_reward", getRewardHandler(ctx));
+
+  app.notFound((c) => errorResponse(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}; see GET /v1/spec, POST /v1/score, POST /v1/advantages, POST /get_reward, GET /healthz, GET /metrics`));
+  app.onError((e, c) => {
+    process.stderr.write(`rewardkit serve: internal error on ${c.req.method} ${c.req.path}: ${e.stack ?? e.message}\n`);
+    return errorResponse(c, 500, "internal", e.message);
+  });
+  return app;
+}

@@ -1,0 +1,65 @@
+import type { Scorer } from "../engine/scorer.js";
+import type { CompiledSpec } from "../spec/types.js";
+import { Admission } from "./admission.js";
+import { Counter, Gauge, Histogram, Registry } from "./metrics.js";
+import type { ServerOptions } from "./options.js";
+
+/** Everything a route handler needs: the spec, its scorer, the limits, admission and metrics. */
+export interface ServerContext {
+  spec: CompiledSpec;
+  scorer: Scorer;
+  options: ServerOptions;
+  admission: Admission;
+  metrics: ServerMetrics;
+  /** Set on SIGTERM: new work is refused with 503 while in-flight work finishes. */
+  draining: boolean;
+}
+
+export interface ServerMetrics {
+  registry: Registry;
+  requests: Counter;
+  latency: Histogram;
+  rolloutsScored: Counter;
+  rolloutErrors: Counter;
+  unscorable: Counter;
+  rolloutTimeouts: Counter;
+  promptNotFound: Counter;
+}
+
+/** Latency buckets, seconds: 1 ms … 60 s. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission): ServerMetrics {
+  const registry = new Registry();
+  const m: ServerMetrics = {
+    registry,
+    requests: registry.add(new Counter("rewardkit_requests_total", "HTTP requests by route and status code.")),
+    latency: registry.add(new Histogram("rewardkit_request_duration_seconds", "HTTP request latency by route, seconds.", LATENCY_BUCKETS)),
+    rolloutsScored: registry.add(new Counter("rewardkit_rollouts_scored_total", "Rollouts scored (invalid rollouts not included).")),
+    rolloutErrors: registry.add(new Counter("rewardkit_rollout_errors_total", "Rollouts answered with an error entry (invalid input).")),
+    unscorable: registry.add(new Counter("rewardkit_unscorable_total", "Unscorable component verdicts by component and reason.")),
+    rolloutTimeouts: registry.add(new Counter("rewardkit_rollout_deadline_exceeded_total", "Rollouts that passed the server's per-rollout deadline.")),
+    promptNotFound: registry.add(new Counter("rewardkit_openrlhf_prompt_not_found_total", "OpenRLHF queries whose prompt was not found in the query (response located by assistant header or not at all).")),
+  };
+  registry.add(new Gauge("rewardkit_queue_depth", "Rollouts admitted and not yet answered.", () => admission.depth));
+  registry.add(new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity));
+  registry.add(new Gauge("rewardkit_cache_hits", "Verdict cache hits since start.", () => scorer.stats().cacheHits));
+  registry.add(new Gauge("rewardkit_cache_misses", "Verdict cache misses since start.", () => scorer.stats().cacheMisses));
+  registry.add(
+    new Gauge("rewardkit_cache_hit_ratio", "Verdict cache hits / lookups since start (0 before any lookup).", () => {
+      const s = scorer.stats();
+      const n = s.cacheHits + s.cacheMisses;
+      return n === 0 ? 0 : s.cacheHits / n;
+    }),
+  );
+  registry.add(new Gauge("rewardkit_cache_entries", "Verdicts held in the cache.", () => scorer.stats().cacheSize));
+  registry.add(new Gauge("process_resident_memory_bytes", "Resident set size, bytes.", () => process.memoryUsage.rss()));
+  registry.add(new Gauge("nodejs_heap_used_bytes", "V8 heap in use, bytes.", () => process.memoryUsage().heapUsed));
+  registry.add(new Gauge("rewardkit_spec_info", "The served spec (value 1).", () => [{ labels: { name: spec.name, hash: spec.hash }, value: 1 }]));
+  return m;
+}
+
+export function createContext(spec: CompiledSpec, scorer: Scorer, options: ServerOptions): ServerContext {
+  const admission = new Admission(options.maxQueue);
+  return { spec, scorer, options, admission, metrics: createMetrics(spec, scorer, admission), draining: false };
+}

@@ -1,0 +1,192 @@
+/**
+ * The native protocol, version 1 (snake_case JSON):
+ * - `POST /v1/score` `{"rollouts": [...], "step"?: n, "details"?: bool}` →
+ *   `{"results": [{"id", "reward", "components", "advantage"} | {"id", "error", ...}], "spec": {"name", "hash"}, "timing_ms"}`
+ * - `POST /v1/advantages` `{"rollouts": [{"id", "group", "reward", "components"?}], "estimator"?, "preset"?, "options"?}` →
+ *   `{"results": [{"id", "advantage"}], "estimator": {"name", "options"}}`
+ * - `GET /v1/spec` → the served spec, its hash and the server's limits.
+ * Results are in request order, one per input rollout; an invalid rollout gets an entry with `error` and
+ * never fails the batch.
+ */
+import type { Context } from "hono";
+import { computeAdvantages, nullable } from "../advantage/compute.js";
+import { GroupIds } from "../advantage/groups.js";
+import { presetOptions } from "../advantage/presets.js";
+import { estimatorNames, getEstimator } from "../advantage/registry.js";
+import type { ComponentResult, Rollout } from "../core/types.js";
+import { componentsRecord } from "../engine/score-file.js";
+import { toRollout } from "../io/rollout.js";
+import type { ServerContext } from "./context.js";
+import { errorResponse, isObject, readJson } from "./http.js";
+import { scoreRollouts } from "./score.js";
+
+/** Per-rollout problem as it appears in a result entry. */
+export interface RolloutError {
+  field: string;
+  message: string;
+}
+
+/** One validated rollout, or the problem that kept it out, at its request index. */
+export type Parsed = { index: number; id: string; rollout: Rollout } | { index: number; id: string; error: RolloutError };
+
+function idOf(record: unknown, index: number): string {
+  const id = isObject(record) ? record.id : undefined;
+  return typeof id === "string" || typeof id === "number" ? String(id) : String(index);
+}
+
+/** Validates `rollouts[i]` with the same rules as the CLI's input; the default id is the index. */
+export function parseRollouts(records: readonly unknown[], needs: "score" | "advantages", step?: number): Parsed[] {
+  return records.map((record, index) => {
+    const id = idOf(record, index);
+    const r = toRollout(record, index, {}, needs);
+    if ("problem" in r) return { index, id, error: { field: `rollouts[${index}]${r.problem.field ? "." + r.problem.field : ""}`, message: r.problem.message } };
+    r.rollout.id = id;
+    if (step !== undefined && r.rollout.step === undefined) r.rollout.step = step;
+    return { index, id, rollout: r.rollout };
+  });
+}
+
+/** Checks the envelope `{"rollouts": [...]}`: an object, an array within the size limit. */
+export function rolloutsOf(ctx: ServerContext, c: Context, body: unknown): { rollouts: unknown[] } | { response: Response } {
+  if (!isObject(body)) return { response: errorResponse(c, 400, "bad_request", 'request body: expected a JSON object like {"rollouts": [...]}') };
+  const rs = body.rollouts;
+  if (!Array.isArray(rs)) return { response: errorResponse(c, 400, "bad_request", `rollouts: expected an array, got ${rs === undefined ? "nothing" : typeof rs}`) };
+  if (rs.length > ctx.options.maxRollouts)
+    return { response: errorResponse(c, 413, "too_large", `rollouts: ${rs.length} exceeds the limit of ${ctx.options.maxRollouts} per request; split the batch`) };
+  return { rollouts: rs };
+}
+
+/** 429 with `Retry-After` when `n` rollouts do not fit in the queue; undefined when admitted. */
+export function admit(ctx: ServerContext, c: Context, n: number): Response | undefined {
+  if (n === 0 || ctx.admission.tryAcquire(n)) return undefined;
+  const s = ctx.admission.retryAfter(n);
+  return errorResponse(c, 429, "overloaded", `queue full (${ctx.admission.depth}/${ctx.admission.capacity} rollouts pending); retry after ${s} s`, { "Retry-After": String(s) });
+}
+
+function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {
+  const out: Record<string, ComponentResult> = {};
+  for (const [k, r] of Object.entries(components)) out[k] = r.reason === undefined ? { score: r.score, status: r.status } : { score: r.score, status: r.status, reason: r.reason };
+  return out;
+}
+
+/** `POST /v1/score`. */
+export function scoreHandler(ctx: ServerContext) {
+  return async (c: Context): Promise<Response> => {
+    const t0 = performance.now();
+    const body = await readJson(c);
+    if ("response" in body) return body.response;
+    const env = rolloutsOf(ctx, c, body.value);
+    if ("response" in env) return env.response;
+    const { step, details } = body.value as { step?: unknown; details?: unknown };
+    if (step !== undefined && (typeof step !== "number" || !Number.isInteger(step) || step < 0)) return errorResponse(c, 400, "bad_request", "step: expected a non-negative integer");
+    if (details !== undefined && typeof details !== "boolean") return errorResponse(c, 400, "bad_request", "details: expected true or false");
+    const parsed = parseRollouts(env.rollouts, "score", step as number | undefined);
+    const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
+    const refused = admit(ctx, c, valid.length);
+    if (refused) return refused;
+    let batch;
+    try {
+      batch = await scoreRollouts(
+        ctx,
+        valid.map((p) => p.rollout),
+      );
+    } finally {
+      ctx.admission.release(valid.length);
+    }
+    ctx.metrics.rolloutErrors.inc({}, parsed.length - valid.length);
+    let k = 0;
+    const results = parsed.map((p) => {
+      if ("error" in p) return { id: p.id, reward: null, components: null, advantage: null, error: p.error };
+      const s = batch.scores[k]!;
+      const components = componentsRecord(ctx.spec, s.results);
+      return { id: p.id, reward: s.reward, components: details === false ? stripDetails(components) : components, advantage: nullable(batch.advantages[k++]!) };
+    });
+    return c.json({ results, spec: { name: ctx.spec.name, hash: ctx.spec.hash }, timing_ms: Math.round((performance.now() - t0) * 100) / 100 });
+  };
+}
+
+function componentScore(v: unknown): number {
+  const s = isObject(v) ? v.score : v;
+  return typeof s === "number" && Number.isFinite(s) ? s : NaN;
+}
+
+/** `POST /v1/advantages`: advantages of already-scored rollouts, with the spec's estimator or another one. */
+export function advantagesHandler(ctx: ServerContext) {
+  return async (c: Context): Promise<Response> => {
+    const body = await readJson(c);
+    if ("response" in body) return body.response;
+    const env = rolloutsOf(ctx, c, body.value);
+    if ("response" in env) return env.response;
+    const req = body.value as { estimator?: unknown; preset?: unknown; options?: unknown };
+    if (req.estimator !== undefined && typeof req.estimator !== "string") return errorResponse(c, 400, "bad_request", "estimator: expected a string");
+    if (req.preset !== undefined && typeof req.preset !== "string") return errorResponse(c, 400, "bad_request", "preset: expected a string");
+    if (req.options !== undefined && !isObject(req.options)) return errorResponse(c, 400, "bad_request", "options: expected an object");
+    const est = req.estimator === undefined ? ctx.spec.advantage.estimator : getEstimator(req.estimator);
+    if (!est) return errorResponse(c, 400, "bad_request", `estimator: unknown "${req.estimator as string}"; known: ${estimatorNames().join(", ")}`);
+    let options: unknown = ctx.spec.advantage.options;
+    if (req.estimator !== undefined || req.preset !== undefined || req.options !== undefined) {
+      let raw: Record<string, unknown> = { ...((req.options as Record<string, unknown> | undefined) ?? {}) };
+      if (req.preset !== undefined) {
+        try {
+          raw = { ...presetOptions(est.name, req.preset as string), ...raw };
+        } catch (e) {
+          return errorResponse(c, 400, "bad_request", `preset: ${(e as Error).message}`);
+        }
+      }
+      const r = est.options.safeParse(raw);
+      if (!r.success) return errorResponse(c, 400, "bad_request", `options: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+      options = r.data;
+    }
+    const parsed = parseRollouts(env.rollouts, "advantages");
+    const rewards: number[] = [];
+    const groupIds: number[] = [];
+    const groups = new GroupIds();
+    const compNames = new Map<string, number>();
+    const comps: number[][] = [];
+    // each entry: its slot in the estimator's arrays, or the problem that kept it out
+    const entries = parsed.map((p): { id: string; k: number } | { id: string; error: RolloutError } => {
+      if ("error" in p) return p;
+      const reward = p.rollout.reward;
+      if (reward !== null && (typeof reward !== "number" || !Number.isFinite(reward))) return { id: p.id, error: { field: `rollouts[${p.index}].reward`, message: "expected a number or null" } };
+      const k = rewards.length;
+      rewards.push(reward ?? NaN);
+      groupIds.push(groups.idOf(p.rollout.group));
+      if (isObject(p.rollout.components)) {
+        for (const [name, v] of Object.entries(p.rollout.components)) {
+          let j = compNames.get(name);
+          if (j === undefined) {
+            j = compNames.size;
+            compNames.set(name, j);
+            comps.push([]);
+          }
+          comps[j]![k] = componentScore(v);
+        }
+      }
+      return { id: p.id, k };
+    });
+    const n = rewards.length;
+    let adv: Float64Array;
+    try {
+      const scores = comps.map((col) => Float64Array.from({ length: n }, (_, i) => col[i] ?? NaN));
+      adv = computeAdvantages(est, options, Float64Array.from(rewards), groupIds, { components: { names: [...compNames.keys()], scores } });
+    } catch (e) {
+      return errorResponse(c, 400, "bad_request", `estimator ${est.name}: ${(e as Error).message}`);
+    }
+    const results = entries.map((e) => ("error" in e ? { id: e.id, advantage: null, error: e.error } : { id: e.id, advantage: nullable(adv[e.k]!) }));
+    return c.json({ results, estimator: { name: est.name, options } });
+  };
+}
+
+/** `GET /v1/spec`: what the server computes and its limits. */
+export function specHandler(ctx: ServerContext) {
+  const o = ctx.options;
+  const body = {
+    name: ctx.spec.name,
+    hash: ctx.spec.hash,
+    components: ctx.spec.components.map((c) => c.name),
+    spec: ctx.spec.plain,
+    limits: { max_body_bytes: o.maxBodyBytes, max_rollouts: o.maxRollouts, max_queue: o.maxQueue, rollout_timeout_ms: o.rolloutTimeoutMs },
+    protocol: "rewardkit/v1",
+  };
+  return (c: Context): Response => c.json(body);
+}

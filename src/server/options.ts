@@ -1,0 +1,51 @@
+/** Server settings. Every limit has a default that keeps memory bounded on a laptop-sized machine. */
+export interface ServerOptions {
+  /** Interface to bind (default 127.0.0.1: loopback only). */
+  host: string;
+  /** TCP port (default 8787; 0 picks a free one). */
+  port: number;
+  /** Bearer token required on every route but `/healthz`; undefined: no auth. */
+  token?: string;
+  /** Largest request body, bytes (default 32 MiB); larger → 413. */
+  maxBodyBytes: number;
+  /** Most rollouts in one request (default 4096); more → 413. */
+  maxRollouts: number;
+  /** Most rollouts admitted and not yet answered, over all requests (default 16 384); past it → 429 with `Retry-After`. */
+  maxQueue: number;
+  /**
+   * Deadline per rollout from admission to verdict, ms (default 30 000), covering queueing; past it every component
+   * reads `unscorable("timeout")`. Each component's own `timeoutMs` still stops its work in the worker.
+   */
+  rolloutTimeoutMs: number;
+  /** On SIGTERM, how long in-flight requests may take before connections are cut, ms (default 30 000). */
+  drainTimeoutMs: number;
+  /** Extra end-of-turn / padding tokens stripped from OpenRLHF `query` (added to {@link END_TOKENS}). */
+  endTokens: string[];
+  /** Worker threads for worker-isolated verifiers (default: available parallelism). */
+  concurrency?: number;
+  /** Verdict cache capacity (default 100 000 component verdicts; 0 disables). */
+  cacheSize?: number;
+}
+
+export const DEFAULTS: ServerOptions = {
+  host: "127.0.0.1",
+  port: 8787,
+  maxBodyBytes: 32 * 1024 * 1024,
+  maxRollouts: 4096,
+  maxQueue: 16_384,
+  rolloutTimeoutMs: 30_000,
+  drainTimeoutMs: 30_000,
+  endTokens: [],
+};
+
+/** Fills defaults and checks that the limits are consistent. @throws Error naming the bad setting. */
+export function resolveOptions(o: Partial<ServerOptions>): ServerOptions {
+  const r: ServerOptions = { ...DEFAULTS, ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) };
+  for (const k of ["maxBodyBytes", "maxRollouts", "maxQueue", "rolloutTimeoutMs", "drainTimeoutMs"] as const) {
+    if (!Number.isFinite(r[k]) || r[k] <= 0) throw new Error(`${k}: expected a positive number, got ${r[k]}`);
+  }
+  if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new Error(`port: expected 0..65535, got ${r.port}`);
+  if (r.maxRollouts > r.maxQueue) throw new Error(`maxRollouts (${r.maxRollouts}) exceeds maxQueue (${r.maxQueue}): such a request could never be admitted`);
+  if (r.token === "") throw new Error("token: empty");
+  return r;
+}

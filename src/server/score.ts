@@ -1,0 +1,74 @@
+import { computeAdvantages } from "../advantage/compute.js";
+import { GroupIds } from "../advantage/groups.js";
+import { computeReward } from "../compose/reward.js";
+import type { ComponentResult, Rollout } from "../core/types.js";
+import { unscorable } from "../core/types.js";
+import type { RolloutScore } from "../engine/scorer.js";
+import type { ServerContext } from "./context.js";
+
+/** Scores of admitted rollouts in input order, and advantages over the groups present, shape [n] (NaN: none). */
+export interface ScoredBatch {
+  scores: RolloutScore[];
+  advantages: Float64Array;
+}
+
+function allUnscorable(ctx: ServerContext, reason: "timeout" | "worker_error", details: Record<string, unknown>): RolloutScore {
+  const results: ComponentResult[] = ctx.spec.components.map(() => unscorable(reason, details));
+  return { results, reward: computeReward(ctx.spec, results) };
+}
+
+/**
+ * Scores valid rollouts under the server's per-rollout deadline (one timer per batch: a rollout not answered
+ * `rolloutTimeoutMs` after admission reads `unscorable("timeout")` on every component; its component deadlines
+ * still stop the work in the pool). Then computes the spec's advantages over the groups in this batch only:
+ * a group split across requests is normalized per request.
+ */
+export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollout[]): Promise<ScoredBatch> {
+  const n = rollouts.length;
+  const scores = new Array<RolloutScore | undefined>(n);
+  if (n > 0) {
+    await new Promise<void>((resolve) => {
+      let left = n;
+      const timer = setTimeout(resolve, ctx.options.rolloutTimeoutMs);
+      const done = (i: number, s: RolloutScore): void => {
+        scores[i] = s;
+        if (--left === 0) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      rollouts.forEach((r, i) => {
+        ctx.scorer.score(r).then(
+          (s) => done(i, s),
+          (e: unknown) => done(i, allUnscorable(ctx, "worker_error", { error: String((e as Error)?.message ?? e) })),
+        );
+      });
+    });
+  }
+  const m = ctx.metrics;
+  const names = ctx.spec.components.map((c) => c.name);
+  const final = scores.map((s) => {
+    if (s) return s;
+    m.rolloutTimeouts.inc();
+    return allUnscorable(ctx, "timeout", { deadline: "rollout", timeoutMs: ctx.options.rolloutTimeoutMs });
+  });
+  m.rolloutsScored.inc({}, n);
+  for (const s of final) {
+    for (let k = 0; k < s.results.length; k++) {
+      const r = s.results[k]!;
+      if (r.status !== "ok") m.unscorable.inc({ component: names[k]!, reason: r.reason ?? "unknown" });
+    }
+  }
+  return { scores: final, advantages: advantagesOf(ctx, rollouts, final) };
+}
+
+function advantagesOf(ctx: ServerContext, rollouts: readonly Rollout[], scores: RolloutScore[]): Float64Array {
+  const groups = new GroupIds();
+  const groupIds = rollouts.map((r) => groups.idOf(r.group));
+  const rewards = Float64Array.from(scores, (s) => s.reward ?? NaN);
+  const { estimator, options } = ctx.spec.advantage;
+  const extra = estimator.needs?.includes("components")
+    ? { components: { names: ctx.spec.components.map((c) => c.name), scores: ctx.spec.components.map((_, k) => Float64Array.from(scores, (s) => s.results[k]!.score ?? NaN)) } }
+    : {};
+  return computeAdvantages(estimator, options, rewards, groupIds, extra);
+}
