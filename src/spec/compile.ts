@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
+import { presetNames, presetOptions } from "../advantage/presets.js";
 import { estimatorNames, getEstimator } from "../advantage/registry.js";
 import { getVerifier, verifierTypes } from "../verifiers/registry.js";
 import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
@@ -99,11 +100,14 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
   }
 
   const adv = s.advantage ?? { estimator: "grpo" };
-  const { estimator: estName, ...advRaw } = adv;
+  const { estimator: estName, preset, ...advOwn } = adv as { estimator: string; preset?: string } & Record<string, unknown>;
   const est = getEstimator(estName);
   let advOptions: Record<string, unknown> = {};
   if (!est) issues.push({ path: ["advantage", "estimator"], message: `unknown estimator "${estName}"; known: ${estimatorNames().join(", ")}` });
-  else {
+  else if (preset !== undefined && presetNames(est.name).indexOf(preset) < 0) {
+    issues.push({ path: ["advantage", "preset"], message: `no preset "${preset}" for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
+  } else {
+    const advRaw = { ...(preset !== undefined ? presetOptions(est.name, preset) : {}), ...advOwn };
     const r = est.options.safeParse(advRaw);
     if (!r.success) issues.push(...zodIssues(r.error, ["advantage"]));
     else advOptions = r.data as Record<string, unknown>;

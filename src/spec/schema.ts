@@ -17,10 +17,12 @@ export const componentBase = z.object({
 });
 export const COMPONENT_BASE_KEYS = new Set(Object.keys(componentBase.shape));
 
-/** The `advantage:` block: estimator name plus its options. */
+/** The `advantage:` block: estimator name, an optional peer preset, plus its options (which override the preset's). */
 export const advantageBlock = z.looseObject({
-  /** Estimator name as verl spells it (`grpo`, `dr_grpo`, `rloo`). */
+  /** Estimator name as verl spells it (`grpo`, `dr_grpo`, `rloo`, `gdpo` …; see docs/advantages.md). */
   estimator: z.string().min(1).default("grpo"),
+  /** A peer's convention for the estimator (`verl`, `trl`, `openrlhf`, `nemo`, `open-instruct`). */
+  preset: z.string().min(1).optional(),
 });
 
 /** The top level of a reward spec (component options are validated per type afterwards). */

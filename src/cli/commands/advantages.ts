@@ -1,11 +1,14 @@
 import type { Command } from "commander";
-import { computeAdvantages, nullable } from "../../advantage/compute.js";
-import { GroupIds } from "../../advantage/groups.js";
-import { presetOptions } from "../../advantage/presets.js";
+import { nullable } from "../../advantage/compute.js";
+import { zeroVarianceGroups } from "../../advantage/common.js";
+import { buildGroupIndex, GroupIds } from "../../advantage/groups.js";
+import { presetNames, presetOptions } from "../../advantage/presets.js";
 import { estimatorNames, getEstimator } from "../../advantage/registry.js";
+import type { AdvantageInput } from "../../advantage/types.js";
+import { advantageDiagnostics, formatAdvantageDiagnostics } from "../../diagnostics/advantages.js";
 import { readLines } from "../../io/jsonl.js";
-import { openLineWriter } from "../../io/output.js";
-import { parseFieldMap } from "../../io/fields.js";
+import { openLineWriter, writeFileCreating } from "../../io/output.js";
+import { getPath, parseFieldMap } from "../../io/fields.js";
 import { toRollout } from "../../io/rollout.js";
 import { Spill } from "../../io/spill.js";
 import { formatProblem } from "../../spec/errors.js";
@@ -19,22 +22,64 @@ function componentScore(v: unknown): number {
   return typeof s === "number" && Number.isFinite(s) ? s : NaN;
 }
 
+/** Parses `--weights name=w` (repeatable, or comma-separated). */
+export function parseWeights(entries: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of entries.flatMap((x) => x.split(","))) {
+    const at = e.indexOf("=");
+    const w = Number(e.slice(at + 1));
+    if (at <= 0 || e.slice(at + 1).trim() === "" || !Number.isFinite(w)) throw new UsageError(`--weights ${e}: expected name=<number>`);
+    out[e.slice(0, at).trim()] = w;
+  }
+  return out;
+}
+
+/** Response length of a record: the length field when numeric, else ceil(chars / 4) of a string completion; NaN otherwise. */
+function responseLength(record: Record<string, unknown>, field: string): number {
+  const v = getPath(record, field);
+  if (typeof v === "number" && Number.isFinite(v)) return v;
+  const c = record.completion;
+  return typeof c === "string" ? Math.ceil(c.length / 4) : NaN;
+}
+
+interface AdvantagesFlags {
+  estimator: string;
+  preset?: string;
+  set: string[];
+  weights: string[];
+  filter?: string;
+  map: string[];
+  lengthField: string;
+  stratum?: string;
+  diagnostics?: string;
+  output?: string;
+  strict?: boolean;
+}
+
 /** `rewardkit advantages <scored.jsonl> --estimator <name>`: recompute advantages of already-scored rollouts. */
 export function registerAdvantages(program: Command): void {
   program
     .command("advantages")
-    .description("compute group advantages for scored rollouts (needs id, group, reward, components)")
+    .description("compute group advantages for scored rollouts (needs id, group, reward; components for multi-reward estimators)")
     .argument("<input>", "scored JSONL (.gz by extension), or - for stdin")
-    .option("-e, --estimator <name>", "estimator, as verl names it", "grpo")
-    .option("--preset <name>", "a peer's convention for the estimator (e.g. verl, trl, openrlhf)")
+    .option("-e, --estimator <name>", `estimator, as verl names it (${estimatorNames().join(", ")})`, "grpo")
+    .option("--preset <name>", `a peer's convention for the estimator (${describePresets()})`)
     .option("--set <key=value>", "estimator option (repeatable), e.g. --set epsilon=1e-4", collect, [])
+    .option("--weights <name=w>", "component weight for multi-component estimators (repeatable; default 1 each)", collect, [])
+    .option("--filter <kind>", "zero_variance: drop groups whose rewards are all equal (DAPO dynamic sampling); they are left out of the output")
     .option("--map <field=source>", "read a field from another name (repeatable)", collect, [])
+    .option("--length-field <path>", "response length field for opo / token whitening (fallback: ceil(chars/4) of completion)", "completion_tokens")
+    .option("--stratum <path>", "stratum key field for the stratified estimator (same as --set key=<path>)")
+    .option("--diagnostics <file>", "write advantage diagnostics (mean/std, zero share, ESS, zero-variance groups, collapse, component correlations) as JSON")
     .option("-o, --output <file>", "output JSONL (default: stdout)")
     .option("--strict", "stop at the first malformed line")
-    .action(async (input: string, o: { estimator: string; preset?: string; set: string[]; map: string[]; output?: string; strict?: boolean }) => {
+    .action(async (input: string, o: AdvantagesFlags) => {
       const est = getEstimator(o.estimator);
       if (!est) throw new UsageError(`--estimator ${o.estimator}: unknown; known: ${estimatorNames().join(", ")}`);
       let raw: Record<string, unknown> = parseSettings(o.set);
+      if (o.weights.length > 0) raw.weights = { ...((raw.weights as Record<string, number> | undefined) ?? {}), ...parseWeights(o.weights) };
+      if (o.filter !== undefined) raw.filter = o.filter;
+      if (o.stratum !== undefined) raw.key = o.stratum;
       if (o.preset !== undefined) {
         try {
           raw = { ...presetOptions(est.name, o.preset), ...raw };
@@ -44,11 +89,17 @@ export function registerAdvantages(program: Command): void {
       }
       const parsed = est.options.safeParse(raw);
       if (!parsed.success) throw new UsageError(`estimator ${est.name} options: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      const options = parsed.data as Record<string, unknown>;
+      const needs = est.needs ?? [];
+      const stratumKey = needs.includes("strata") ? String(options.key) : undefined;
       const map = parseFieldMap(o.map);
       const file = input === "-" ? "<stdin>" : input;
       const groups = new GroupIds();
+      const strataIds = new GroupIds();
       const rewards: number[] = [];
       const groupIds: number[] = [];
+      const lengths: number[] = [];
+      const strata: number[] = [];
       const compNames = new Map<string, number>();
       const comps: number[][] = [];
       let malformed = 0;
@@ -76,9 +127,19 @@ export function registerAdvantages(program: Command): void {
             report({ file, line, path: map.reward ?? "reward", message: "expected a number or null" });
             continue;
           }
+          let stratum: unknown;
+          if (stratumKey !== undefined) {
+            stratum = getPath(record, stratumKey);
+            if (stratum === undefined || stratum === null || typeof stratum === "object") {
+              report({ file, line, path: stratumKey, message: "missing stratum key (a string, number or boolean)" });
+              continue;
+            }
+          }
           const k = rewards.length;
           rewards.push(reward ?? NaN);
           groupIds.push(groups.idOf(r.rollout.group));
+          lengths.push(responseLength(record, map.completion_tokens ?? o.lengthField));
+          if (stratumKey !== undefined) strata.push(strataIds.idOf(String(stratum)));
           const cs = record[map.components ?? "components"];
           if (cs !== null && typeof cs === "object") {
             for (const [name, v] of Object.entries(cs)) {
@@ -95,18 +156,50 @@ export function registerAdvantages(program: Command): void {
         }
         const n = rewards.length;
         const scores = comps.map((c) => Float64Array.from({ length: n }, (_, i) => c[i] ?? NaN));
-        const adv = computeAdvantages(est, parsed.data, Float64Array.from(rewards), groupIds, { components: { names: [...compNames.keys()], scores } });
+        const index = buildGroupIndex(groupIds);
+        const batch: AdvantageInput = { rewards: Float64Array.from(rewards), groups: index, components: { names: [...compNames.keys()], scores } };
+        if (lengths.every((l) => Number.isFinite(l))) batch.lengths = Float64Array.from(lengths);
+        if (stratumKey !== undefined) batch.strata = Int32Array.from(strata);
+        let adv: Float64Array;
+        try {
+          adv = est.compute(batch, options);
+        } catch (e) {
+          throw new UsageError(`${est.name}: ${(e as Error).message}`);
+        }
+        const dropGroup = options.filter === "zero_variance" ? zeroVarianceGroups(batch.rewards, index) : undefined;
         const writer = openLineWriter(o.output);
         let k = 0;
+        let dropped = 0;
         for await (const { text } of spill.read()) {
+          const i = k++;
+          if (dropGroup && dropGroup[groupIds[i]!]) {
+            dropped++;
+            continue;
+          }
           const record = JSON.parse(text) as Record<string, unknown>;
-          record.advantage = nullable(adv[k++]!);
+          record.advantage = nullable(adv[i]!);
           await writer.write(JSON.stringify(record));
         }
         await writer.close();
-        process.stderr.write(`advantages: ${n} rollouts in ${groups.size} groups with ${est.name} ${JSON.stringify(parsed.data)}${malformed ? `; ${malformed} malformed lines skipped` : ""}\n`);
+        const diag = advantageDiagnostics(batch, adv);
+        if (o.diagnostics) writeFileCreating(o.diagnostics, `${JSON.stringify({ estimator: est.name, preset: o.preset ?? null, options, ...diag }, null, 2)}\n`);
+        const shown = Object.fromEntries(Object.entries(options).filter(([key]) => key !== "filter" || options.filter !== "none"));
+        process.stderr.write(
+          `advantages: ${n} rollouts in ${groups.size} groups with ${est.name}${o.preset ? ` (preset ${o.preset})` : ""} ${JSON.stringify(shown)}` +
+            `${dropped ? `; ${dropped} rollouts in zero-variance groups dropped` : ""}${malformed ? `; ${malformed} malformed lines skipped` : ""}\n` +
+            `advantages: ${formatAdvantageDiagnostics(diag)}\n`,
+        );
       } finally {
         spill.dispose();
       }
     });
+}
+
+/** Preset names per estimator, for help texts. */
+export function describePresets(): string {
+  return estimatorNames()
+    .map((e) => [e, presetNames(e)] as const)
+    .filter(([, p]) => p.length > 0)
+    .map(([e, p]) => `${e}: ${p.join(", ")}`)
+    .join("; ");
 }
