@@ -33,3 +33,4 @@ export { formatSummary } from "./diagnostics/format.js";
 export { scoreBatch } from "./engine/batch.js";
 export type { BatchScore } from "./engine/batch.js";
 export type { ScorerStats } from "./engine/scorer.js";
+export { UserError } from "./core/errors.js";

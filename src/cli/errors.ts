@@ -1,5 +1,7 @@
-/** A usage or input error: the CLI prints the message and exits 1 (exit 2 is for internal errors). */
-export class UsageError extends Error {
+import { UserError } from "../core/errors.js";
+
+/** A usage error (bad flag or flag value): the CLI prints the message and exits 1. */
+export class UsageError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = "UsageError";

@@ -1,4 +1,5 @@
 import { computeAdvantages, nullable } from "../advantage/compute.js";
+import { UserError } from "../core/errors.js";
 import { GroupIds } from "../advantage/groups.js";
 import { passes } from "../compose/reward.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
@@ -16,7 +17,7 @@ import { mapOrdered } from "./ordered.js";
 import { createScorer } from "./scorer.js";
 
 /** Raised in `--strict` mode for the first malformed line. */
-export class InputError extends Error {
+export class InputError extends UserError {
   constructor(readonly problem: Problem) {
     super(`${problem.file}:${problem.line} ${problem.path ? problem.path + ": " : ""}${problem.message}`);
     this.name = "InputError";
@@ -65,7 +66,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const t0 = performance.now();
   const map = o.map ?? {};
   const labelIdx = o.labelComponent === undefined ? 0 : spec.components.findIndex((c) => c.name === o.labelComponent);
-  if (labelIdx < 0) throw new Error(`--label-component ${o.labelComponent}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`);
+  if (labelIdx < 0) throw new UserError(`--label-component ${o.labelComponent}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`);
   const agreement = o.labelField ? new AgreementBuilder(o.labelField, spec.components[labelIdx]!.name) : undefined;
   const summary = new SummaryBuilder(spec);
   const groups = new GroupIds();

@@ -1,3 +1,5 @@
+import { UserError } from "../core/errors.js";
+
 /** One problem found in a spec or an input file, located as precisely as the source allows. */
 export interface Problem {
   file: string;
@@ -30,7 +32,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
  * A spec that cannot be used. Carries every problem found (not just the first), each with file, line and
  * field path. The CLI prints one per line and exits 1.
  */
-export class SpecError extends Error {
+export class SpecError extends UserError {
   constructor(readonly problems: Problem[]) {
     super(problems.map(formatProblem).join("\n"));
     this.name = "SpecError";
