@@ -6,6 +6,8 @@ import { containsVerifier } from "./text/contains.js";
 import { regexVerifier } from "./text/regex.js";
 import { overlongVerifier } from "./length/overlong.js";
 import { jsonSchemaVerifier } from "./structured/json-schema.js";
+import { tagsVerifier } from "./structured/tags.js";
+import { choiceVerifier } from "./text/choice.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -19,6 +21,8 @@ const BUILTIN: VerifierDefinition<never>[] = [
   regexVerifier,
   overlongVerifier,
   jsonSchemaVerifier,
+  tagsVerifier,
+  choiceVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { run } from "../structured/run.test-helper.js";
+import { choiceVerifier, extractChoice } from "./choice.js";
+
+describe("extractChoice", () => {
+  it.each([
+    ["\\boxed{B}", ["B"]],
+    ["so the result is $\\boxed{\\text{C}}$", ["C"]],
+    ["\\boxed{(D)}", ["D"]],
+    ["The answer is B.", ["B"]],
+    ["Therefore, the correct answer is (C).", ["C"]],
+    ["Answer: **E**", ["E"]],
+    ["answer: J", ["J"]],
+    ["B", ["B"]],
+    ["(B)", ["B"]],
+    ["B) Paris is the capital", ["B"]],
+    ["**A**", ["A"]],
+    ["I pick **C** because it fits.", ["C"]],
+    ["Between (A) and (C), I think it is (C)... or (A)", ["A", "C"]],
+    ["The answer is A or B", ["A", "B"]],
+    ["The answer is a tricky one", []], // the article "a" is not option A
+    ["I don't know", []],
+    ["The answer is K", []],
+  ])("%j → %j", (text, want) => {
+    expect(extractChoice(text, "ABCDEFGHIJ")).toEqual(want);
+  });
+  it("options are configurable", () => {
+    expect(extractChoice("The answer is E", "ABCD")).toEqual([]);
+  });
+});
+
+describe("choice", () => {
+  it("scores against a letter or an index; several letters earn 0", async () => {
+    expect(await run(choiceVerifier, {}, "The answer is (B).", "B")).toEqual({ score: 1, status: "ok", details: { extracted: "B" } });
+    expect((await run(choiceVerifier, {}, "\\boxed{B}", 1)).score).toBe(1);
+    expect((await run(choiceVerifier, {}, "\\boxed{B}", "(b)")).score).toBe(1);
+    expect(await run(choiceVerifier, {}, "\\boxed{C}", "B")).toMatchObject({ score: 0, reason: "wrong_answer" });
+    expect(await run(choiceVerifier, {}, "The answer is A, B, C or D", "B")).toEqual({ score: 0, status: "ok", reason: "multiple_answers", details: { extracted: ["A", "B", "C", "D"] } });
+    expect(await run(choiceVerifier, {}, "no idea", "B")).toEqual({ score: null, status: "unscorable", reason: "no_answer" });
+    expect((await run(choiceVerifier, {}, "B")).reason).toBe("no_reference");
+    expect((await run(choiceVerifier, { letters: "ABCD" }, "B", "F")).reason).toBe("invalid_reference");
+  });
+});
