@@ -31,7 +31,8 @@ export type GrpoOptions = z.infer<typeof grpoOptions>;
  *   or over the n − 1 others around b_i (`stdOver: others`); `std: none` gives A_i = r_i − b_i (Dr.GRPO,
  *   Liu et al. 2025, arXiv 2503.20783);
  * - `epsilonWhere: positive-std` divides only where σ_i > 0 (NeMo-RL), `always` divides by σ_i + ε everywhere,
- *   so a zero-variance group gives (r − μ)/ε = 0.
+ *   so a zero-variance group gives (r − μ)/ε = 0 (rewardkit writes exactly 0 for a group whose rewards are all
+ *   equal; the peers' value differs from 0 only by the rounding of μ, e.g. 3 × 0.1 → 1e-17/ε).
  * Singleton groups follow `singleton`. Null rewards (NaN) are left out of the statistics and get NaN.
  *
  * Peers (see `presets.ts`): verl `core_algos.compute_grpo_outcome_advantage` (unbiased, ε = 1e-6, singleton
@@ -59,11 +60,15 @@ export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
     const end = offsets[g + 1]!;
     let n = 0;
     let sum = 0;
+    let lo = Infinity;
+    let hi = -Infinity;
     for (let k = start; k < end; k++) {
       const v = rewards[order[k]!]!;
       if (v === v) {
         n++;
         sum += v;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
       }
     }
     if (n === 0) continue;
@@ -73,6 +78,14 @@ export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
         const r = rewards[i]!;
         if (r !== r) continue;
         out[i] = o.singleton === "zero" ? 0 : o.singleton === "raw" || noStd ? r : r / (1 + eps);
+      }
+      continue;
+    }
+    if (lo === hi) {
+      // zero variance: exactly 0 (the peers' (r − μ)/ε is 0 up to the rounding of μ)
+      for (let k = start; k < end; k++) {
+        const i = order[k]!;
+        if (rewards[i]! === rewards[i]!) out[i] = 0;
       }
       continue;
     }
