@@ -1,4 +1,5 @@
 import type { Summary } from "./summary.js";
+import { formatConcentration } from "./concentration.js";
 
 function pct(x: number | null): string {
   return x === null ? "-" : `${(x * 100).toFixed(1)}%`;
@@ -27,6 +28,7 @@ export function formatSummary(s: Summary): string {
   lines.push(
     `groups: ${s.groups.count}  singletons ${s.groups.singletons}  zero-variance ${pct(s.groups.zeroVarianceFraction)}  advantage: ${s.advantage.estimator} (null ${s.advantage.nullCount})`,
   );
+  if (s.concentration) lines.push(...formatConcentration(s.concentration));
   if (s.label) {
     const l = s.label;
     lines.push(

@@ -3,6 +3,8 @@ import type { CompiledSpec } from "../spec/types.js";
 import { buildGroupIndex, segmentStats } from "../advantage/groups.js";
 import { RunningStats, round6 } from "./stats.js";
 import type { LabelAgreement } from "./agreement.js";
+import { ConcentrationCollector } from "./concentration.js";
+import type { ComponentConcentration } from "./concentration.js";
 
 /** Per-component statistics in a summary. */
 export interface ComponentSummary {
@@ -36,6 +38,8 @@ export interface Summary {
   };
   advantage: { estimator: string; nullCount: number };
   label?: LabelAgreement;
+  /** Posterior-concentration check per `likelihood` component (RLCPR); absent without one. */
+  concentration?: Record<string, ComponentConcentration>;
   elapsedSeconds: number;
   rolloutsPerSecond: number;
 }
@@ -46,9 +50,11 @@ export class SummaryBuilder {
   private readonly reward = new RunningStats();
   private nullRewards = 0;
   private readonly comp: Array<{ stats: RunningStats; pass: number; unscorable: number; reasons: Map<string, number> }>;
+  private readonly concentration: ConcentrationCollector;
 
   constructor(private readonly spec: CompiledSpec) {
     this.comp = spec.components.map(() => ({ stats: new RunningStats(), pass: 0, unscorable: 0, reasons: new Map() }));
+    this.concentration = new ConcentrationCollector(spec);
   }
 
   /** Adds one scored rollout. */
@@ -64,6 +70,7 @@ export class SummaryBuilder {
       } else c.unscorable++;
       if (r.reason) c.reasons.set(r.reason, (c.reasons.get(r.reason) ?? 0) + 1);
     });
+    if (this.concentration.active) this.concentration.add(results);
   }
 
   /**
@@ -116,6 +123,8 @@ export class SummaryBuilder {
       rolloutsPerSecond: args.elapsedSeconds > 0 ? Math.round(this.count / args.elapsedSeconds) : 0,
     };
     if (args.label) summary.label = args.label;
+    const concentration = this.concentration.finish(args.groupIds);
+    if (concentration) summary.concentration = concentration;
     return summary;
   }
 }

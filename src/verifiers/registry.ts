@@ -5,6 +5,8 @@ import { exactVerifier } from "./text/exact.js";
 import { containsVerifier } from "./text/contains.js";
 import { regexVerifier } from "./text/regex.js";
 import { overlongVerifier } from "./length/overlong.js";
+import { likelihoodVerifier } from "./likelihood/index.js";
+import { brierVerifier, logScoreVerifier } from "./likelihood/forecast.js";
 import { jsonSchemaVerifier } from "./structured/json-schema.js";
 import { tagsVerifier } from "./structured/tags.js";
 import { choiceVerifier } from "./text/choice.js";
@@ -20,6 +22,9 @@ const BUILTIN: VerifierDefinition<never>[] = [
   containsVerifier,
   regexVerifier,
   overlongVerifier,
+  likelihoodVerifier,
+  brierVerifier,
+  logScoreVerifier,
   jsonSchemaVerifier,
   tagsVerifier,
   choiceVerifier,
