@@ -417,6 +417,7 @@ function nodeEq(g: Node, p: Node, settings: CompareSettings): Verdict {
 
 /**
  * Compares a normalized gold answer with a normalized prediction.
+ * A prediction listing several values against a single-valued gold is `multiple_answers` (scored 0).
  *
  * @param gold normalized reference (see `normalizeAnswer`); `goldText` marks a `\text{}` word answer.
  * @param pred normalized prediction; `predText` likewise.
@@ -432,8 +433,15 @@ export function compareAnswers(
 ): Verdict {
   if (gold === pred && wellFormed(gold)) return { outcome: true, method: "string" };
   if (goldText || looksLikeText(gold)) {
+    // `Monday, Tuesday` (or `Monday or Tuesday`) offered for the word answer `Monday`.
+    if (!gold.includes(",") && splitTop(pred, ",").filter((x) => x.trim() !== "").length > 1) return { outcome: "multiple_answers", method: "string" };
     return { outcome: textKey(gold) === textKey(pred) && textKey(gold) !== "", method: "string" };
   }
   if (predText && !CHOICE_RE.test(gold) && !TIME_RE.test(gold)) return { outcome: false, method: "string" };
-  return nodeEq(parseNode(inequalityToInterval(gold)), parseNode(inequalityToInterval(pred)), settings);
+  const g = parseNode(inequalityToInterval(gold));
+  const p = parseNode(inequalityToInterval(pred));
+  // An enumeration (`1, 2, 3`, `1, 2, or 3`, `\{1,2,3\}`, `x=1, x=2`, `\pm 2`) never matches a single gold
+  // value, even when one of its items is that value: hedging over candidates is not an answer.
+  if (g.kind === "scalar" && p.kind === "set" && p.items.length > 1) return { outcome: "multiple_answers", method: "string" };
+  return nodeEq(g, p, settings);
 }

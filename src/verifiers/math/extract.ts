@@ -5,19 +5,28 @@
  * - `boxed`: the last `\boxed{...}` / `\fbox{...}` with balanced braces (also `\boxed 5`);
  * - `final-answer`: "final answer is $...$" (also "the answer is ..."), last occurrence;
  * - `answer-line`: a line starting with `Answer:` (markdown bold allowed), last occurrence;
- * - `gsm8k`: the GSM8K marker `#### 42`, last occurrence.
+ * - `gsm8k`: the GSM8K marker `#### 42`, last occurrence;
+ * - `last-number`: the last number of the text (`1,234`, `-3.5`, `7/8`); opt-in, not in the defaults.
  */
 
-/** The extraction strategies, in the default order. */
+/** The extraction strategies used by default, in the default order. */
 export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k"] as const;
 
+/** Every extraction strategy: the defaults plus `last-number` (opt-in: it reads any trailing number). */
+export const ALL_EXTRACT_STRATEGIES = [...EXTRACT_STRATEGIES, "last-number"] as const;
+
 /** One extraction strategy name. */
-export type ExtractStrategy = (typeof EXTRACT_STRATEGIES)[number];
+export type ExtractStrategy = (typeof ALL_EXTRACT_STRATEGIES)[number];
+
+/** Which `\boxed{}` the `boxed` strategy reads when there are several. */
+export type BoxedPick = "last" | "first";
 
 /** An extracted answer: the raw text (math delimiters stripped) and the strategy that found it. */
 export interface Extracted {
   answer: string;
   strategy: ExtractStrategy;
+  /** With the `boxed` strategy: every boxed answer of the text, in order (delimiters stripped). */
+  boxed?: string[];
 }
 
 const BOX_RE = /\\(?:boxed|fbox)(?![a-zA-Z])/g;
@@ -45,6 +54,68 @@ export function readGroup(s: string, open: number): { inner: string; end: number
   return null;
 }
 
+/** One `\boxed{...}` found in a text: its content and its span `[start, end)` in the text. */
+export interface BoxedSpan {
+  inner: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Every `\boxed{...}` / `\fbox{...}` (and brace-less `\boxed 5`) in `text`, in order, with balanced
+ * braces; unclosed (truncated) and empty ones are skipped. A box nested inside another box is not listed
+ * separately (`\boxed{\boxed{5}}` is one box). Linear time: braces are matched in one pass with a stack,
+ * so a 1 MB text of unclosed `\boxed{` costs one scan, not one scan per box.
+ */
+export function allBoxed(text: string): BoxedSpan[] {
+  const starts: number[] = [];
+  for (const m of text.matchAll(BOX_RE)) starts.push(m.index);
+  if (starts.length === 0) return [];
+  // close[i] = index of the `}` matching the `{` at i (only for the braces right after a box command).
+  const wanted = new Map<number, number>(); // `{` index -> box start
+  const bareAt: number[] = [];
+  for (const start of starts) {
+    let i = start + (text.startsWith("\\boxed", start) ? 6 : 5);
+    const after = i;
+    while (i < text.length && (text[i] === " " || text[i] === "\t")) i++;
+    if (text[i] === "{") wanted.set(i, start);
+    else if (i > after) bareAt.push(i);
+  }
+  const spans: BoxedSpan[] = [];
+  const stack: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 /* \\ */) {
+      i++;
+      continue;
+    }
+    if (c === 123 /* { */) stack.push(i);
+    else if (c === 125 /* } */) {
+      const open = stack.pop();
+      if (open === undefined) continue;
+      const start = wanted.get(open);
+      if (start !== undefined) {
+        const inner = text.slice(open + 1, i).trim();
+        if (inner !== "") spans.push({ inner, start, end: i + 1 });
+      }
+    }
+  }
+  for (const i of bareAt) {
+    // `\boxed 5`: one token, up to whitespace, `$` or a closing delimiter.
+    const m = /^[^\s$]+?(?=$|[\s$]|\\\)|\\\])/.exec(text.slice(i, i + 200));
+    if (m && m[0] !== "") spans.push({ inner: m[0], start: i, end: i + m[0].length });
+  }
+  spans.sort((a, b) => a.start - b.start);
+  // Drop boxes nested in an earlier (outer) box.
+  const out: BoxedSpan[] = [];
+  for (const sp of spans) {
+    const prev = out[out.length - 1];
+    if (prev && sp.start < prev.end) continue;
+    out.push(sp);
+  }
+  return out;
+}
+
 /**
  * The content of the last `\boxed{...}` or `\fbox{...}` in `text` (balanced braces), or of the
  * brace-less form `\boxed 5`. When the last one is unbalanced (truncated output) or empty, earlier
@@ -53,25 +124,13 @@ export function readGroup(s: string, open: number): { inner: string; end: number
  * @example lastBoxed("so \\boxed{\\frac{1}{2}} and \\boxed{3}") === "3"
  */
 export function lastBoxed(text: string): string | null {
-  const starts: number[] = [];
-  for (const m of text.matchAll(BOX_RE)) starts.push(m.index);
-  for (let k = starts.length - 1; k >= 0; k--) {
-    const start = starts[k] as number;
-    const after = start + (text.startsWith("\\boxed", start) ? 6 : 5);
-    let i = after;
-    while (i < text.length && (text[i] === " " || text[i] === "\t")) i++;
-    if (text[i] === "{") {
-      const g = readGroup(text, i);
-      if (g && g.inner.trim() !== "") return g.inner.trim();
-      continue;
-    }
-    if (i > after) {
-      // `\boxed 5`: one token, up to whitespace, `$` or a closing delimiter.
-      const m = /^[^\s$]+?(?=$|[\s$]|\\\)|\\\])/.exec(text.slice(i));
-      if (m && m[0] !== "") return m[0];
-    }
-  }
-  return null;
+  const all = allBoxed(text);
+  return all.length > 0 ? (all[all.length - 1] as BoxedSpan).inner : null;
+}
+
+/** The content of the first balanced, non-empty `\boxed{...}` of `text`, or `null`. */
+export function firstBoxed(text: string): string | null {
+  return allBoxed(text)[0]?.inner ?? null;
 }
 
 /** Strips math delimiters and trailing punctuation around an extracted span. */
@@ -123,11 +182,16 @@ function lastMatch(re: RegExp, text: string): RegExpExecArray | null {
 const FINAL_RE = /(?:final answer|the answer)\s*(?:is|:)\s*:?/gi;
 const ANSWER_LINE_RE = /^[ \t>*#_]*answer[ \t*_]*[:：][ \t*_]*(.+)$/gim;
 const GSM8K_RE = /####\s*([^\n]+)/g;
+const NUMBER_RE = /-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?/g;
 
-function byStrategy(text: string, s: ExtractStrategy): string | null {
+function byStrategy(text: string, s: ExtractStrategy, pick: BoxedPick): string | null {
   switch (s) {
     case "boxed":
-      return lastBoxed(text);
+      return pick === "first" ? firstBoxed(text) : lastBoxed(text);
+    case "last-number": {
+      const m = lastMatch(NUMBER_RE, text);
+      return m ? m[0] : null;
+    }
     case "final-answer": {
       const m = lastMatch(FINAL_RE, text);
       if (!m) return null;
@@ -148,19 +212,43 @@ function byStrategy(text: string, s: ExtractStrategy): string | null {
 }
 
 /**
+ * The part of a completion where the final answer may appear when the spec says the answer follows a
+ * reasoning block `<tag>...</tag>`: the text after the last `</tag>`; `null` (no answer region) when a
+ * `<tag>` is opened and never closed; the whole text when the tag does not occur at all (templates that
+ * put `<think>` in the prompt still emit `</think>`, handled by the first rule).
+ */
+export function afterThink(text: string, tag = "think"): string | null {
+  const close = text.lastIndexOf(`</${tag}>`);
+  if (close >= 0) return text.slice(close + tag.length + 3);
+  if (text.includes(`<${tag}>`)) return null;
+  return text;
+}
+
+/**
  * Extracts the final answer from `text`, trying `strategies` in order; the first strategy that
  * yields a non-empty answer wins. Returns `null` when none does (the caller reports `no_answer`).
  *
- * @param text completion (or reference) text, any length; scanned linearly per strategy.
- * @param strategies order of strategies to try (default: all four, boxed first).
+ * @param text completion (or reference) text, any length; every strategy is linear in it.
+ * @param strategies order of strategies to try (default: the four of {@link EXTRACT_STRATEGIES}).
+ * @param pick which boxed answer the `boxed` strategy reads (`last`, default, or `first`); the result's
+ *   `boxed` lists all of them so that a caller can apply an "all must agree" or "reject" policy.
  * @example extractAnswer("... #### 1,000", ["boxed", "gsm8k"]) // { answer: "1,000", strategy: "gsm8k" }
  */
 export function extractAnswer(
   text: string,
   strategies: readonly ExtractStrategy[] = EXTRACT_STRATEGIES,
+  pick: BoxedPick = "last",
 ): Extracted | null {
   for (const s of strategies) {
-    const raw = byStrategy(text, s);
+    if (s === "boxed") {
+      const all = allBoxed(text)
+        .map((b) => stripDelimiters(b.inner))
+        .filter((b) => b !== "");
+      const answer = pick === "first" ? all[0] : all[all.length - 1];
+      if (answer !== undefined) return { answer, strategy: s, boxed: all };
+      continue;
+    }
+    const raw = byStrategy(text, s, pick);
     if (raw === null) continue;
     const answer = stripDelimiters(raw);
     if (answer !== "") return { answer, strategy: s };

@@ -253,7 +253,7 @@ const DECIMAL_LITERAL = /^[-+]?\d*\.\d+$/;
  *   the numeric grammar (then the CAS decides).
  */
 export function fastEval(s: string, maxBits = 32768): FastResult {
-  if (s === "" || s.length > 2000) return { kind: "unsupported" };
+  if (s === "" || s.length > 100_000) return { kind: "unsupported" };
   try {
     const value = new Parser(s, maxBits).parse();
     return { kind: "ok", value, decimal: DECIMAL_LITERAL.test(s) };

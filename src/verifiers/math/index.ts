@@ -12,13 +12,13 @@ import type { VerifierDefinition } from "../types.js";
 import { BoundedCache } from "./cache.js";
 import { loadCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
-import { extractAnswer, lastBoxed, stripDelimiters } from "./extract.js";
+import { afterThink, extractAnswer, lastBoxed, stripDelimiters } from "./extract.js";
 import { normalizeAnswer, type Normalized } from "./normalize.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
 
 export { MathOptionsSchema, type MathOptions } from "./options.js";
-export { extractAnswer, lastBoxed, type ExtractStrategy } from "./extract.js";
+export { extractAnswer, lastBoxed, firstBoxed, allBoxed, afterThink, type ExtractStrategy } from "./extract.js";
 export { normalizeAnswer } from "./normalize.js";
 export { loadCas, casLoaded } from "./cas.js";
 
@@ -61,13 +61,15 @@ function goldText(reference: unknown): string | null {
   return stripDelimiters(t);
 }
 
-function toResult(v: Verdict, extracted: string): ComponentResult {
-  const details = { extracted, method: v.method };
+function toResult(v: Verdict, extracted: string, extra?: Record<string, unknown>): ComponentResult {
+  const details = { extracted, method: v.method, ...extra };
   switch (v.outcome) {
     case true:
       return ok(1, undefined, details);
     case false:
       return ok(0, "wrong_answer", details);
+    case "multiple_answers":
+      return ok(0, "multiple_answers", details);
     case "parse_error":
       return unscorable("parse_error", details);
     case "undecidable":
@@ -86,28 +88,115 @@ function settingsOf(o: MathOptions): CompareSettings {
   };
 }
 
-function decide(gold: Normalized, pred: Normalized, o: MathOptions, extracted: string, key: string, cache: BoundedCache<Verdict>): ComponentResult | Promise<ComponentResult> {
-  try {
-    const v = compareAnswers(gold.s, pred.s, gold.text, pred.text, settingsOf(o));
-    cache.set(key, v);
-    return toResult(v, extracted);
-  } catch (err) {
-    if (err instanceof NeedCas) return loadCas().then(() => decide(gold, pred, o, extracted, key, cache));
-    return unscorable("undecidable", { extracted, method: "cas", error: err instanceof Error ? err.message : String(err) });
+type MaybePromise<T> = T | Promise<T>;
+
+function then<T, U>(x: MaybePromise<T>, f: (t: T) => MaybePromise<U>): MaybePromise<U> {
+  return x instanceof Promise ? x.then(f) : f(x);
+}
+
+/** Runs `fs` one after the other (synchronously while none needs the CAS loader). */
+function sequence<T>(fs: (() => MaybePromise<T>)[], acc: T[] = []): MaybePromise<T[]> {
+  const f = fs[acc.length];
+  if (f === undefined) return acc;
+  return then(f(), (v) => sequence(fs, [...acc, v]));
+}
+
+/** Deepest nesting of `{ ( [` in `s` (a 10 000-deep input would overflow the recursive parsers). */
+function nestingDepth(s: string): number {
+  let d = 0;
+  let max = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 123 || c === 40 || c === 91) {
+      if (++d > max) max = d;
+    } else if (c === 125 || c === 41 || c === 93) d--;
   }
+  return max;
+}
+
+/** Above this bracket depth an answer is `parse_error` (real answers stay below 20). */
+const MAX_DEPTH = 64;
+
+/** Why a normalized answer is refused before any comparison, or `null`. */
+function refused(n: Normalized, o: MathOptions): "parse_error" | null {
+  return n.s.length > o.maxAnswerChars || nestingDepth(n.s) > MAX_DEPTH ? "parse_error" : null;
+}
+
+/** The verdict for a normalized pair, from the cache or computed (a Promise only while the CAS loads). */
+function verdictOf(gold: Normalized, pred: Normalized, o: MathOptions): MaybePromise<Verdict> {
+  const { cache, prefix } = cacheFor(o);
+  const key = `${prefix}\u0000${gold.text ? "T" : ""}${gold.s}\u0000${pred.text ? "T" : ""}${pred.s}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const compute = (): MaybePromise<Verdict> => {
+    try {
+      const v = compareAnswers(gold.s, pred.s, gold.text, pred.text, settingsOf(o));
+      cache.set(key, v);
+      return v;
+    } catch (err) {
+      if (err instanceof NeedCas) return loadCas().then(compute);
+      return { outcome: "undecidable", method: "cas" };
+    }
+  };
+  return compute();
+}
+
+/** Distinct normalized boxed answers (by normalized text), in order. */
+function distinctBoxes(boxes: string[], o: MathOptions): Normalized[] | "parse_error" {
+  const seen = new Set<string>();
+  const out: Normalized[] = [];
+  for (const b of boxes) {
+    if (b.length > o.maxAnswerChars) return "parse_error";
+    const n = normalizeAnswer(b);
+    if (n.s === "" || seen.has(n.s)) continue;
+    if (refused(n, o)) return "parse_error";
+    seen.add(n.s);
+    out.push(n);
+  }
+  return out;
+}
+
+/** `multipleBoxed: all | reject` over several distinct boxed answers. */
+function severalBoxes(gold: Normalized, boxes: Normalized[], o: MathOptions, extracted: string): MaybePromise<ComponentResult> {
+  const extra = { boxed: boxes.length };
+  const last = boxes[boxes.length - 1] as Normalized;
+  if (o.multipleBoxed === "reject") {
+    // Several boxed answers are one answer only when they are all equivalent to each other.
+    const first = boxes[0] as Normalized;
+    return then(
+      sequence(boxes.slice(1).map((b) => () => verdictOf(first, b, o))),
+      (vs): MaybePromise<ComponentResult> => {
+        if (vs.some((v) => v.outcome !== true)) return ok(0, "multiple_answers", { extracted, method: "string", ...extra });
+        return then(verdictOf(gold, last, o), (v) => toResult(v, extracted, extra));
+      },
+    );
+  }
+  return then(
+    sequence(boxes.map((b) => () => verdictOf(gold, b, o))),
+    (vs) => {
+      const right = vs.filter((v) => v.outcome === true).length;
+      if (right === vs.length) return toResult(vs[vs.length - 1] as Verdict, extracted, extra);
+      if (right > 0) return ok(0, "multiple_answers", { extracted, method: "string", ...extra });
+      return toResult(vs[vs.length - 1] as Verdict, extracted, extra);
+    },
+  );
 }
 
 /**
  * Scores a completion against a gold math answer.
  *
  * @param completion model output; the answer is extracted with `options.extract` (default: last
- *   `\boxed{}`, "final answer is", `Answer:` line, `#### n`).
+ *   `\boxed{}`, "final answer is", `Answer:` line, `#### n`), `options.multipleBoxed` choosing among
+ *   several boxed answers and `options.answerAfterThink` restricting the search to the text after `</think>`.
  * @param reference gold answer: a string (LaTeX allowed, may itself be `\boxed{...}` or a GSM8K
  *   solution ending in `#### n`) or a finite number.
  * @param options partial {@link MathOptions}; validated (throws a ZodError on unknown keys/bad values).
- * @returns `ok(1)` when equivalent; `ok(0, "wrong_answer")` when not; `unscorable` with `no_reference`
- *   (missing/empty reference), `no_answer` (nothing extracted), `parse_error` (a side does not parse;
- *   two parse errors never match), `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling).
+ * @returns `ok(1)` when equivalent; `ok(0, "wrong_answer")` when not; `ok(0, "multiple_answers")` for an
+ *   enumeration offered for a single-valued gold (`\boxed{1, 2, 3}` for `2`) or, under
+ *   `multipleBoxed: reject | all`, for boxed answers that disagree; `unscorable` with `no_reference`
+ *   (missing/empty reference), `no_answer` (nothing extracted), `parse_error` (a side does not parse,
+ *   is longer than `maxAnswerChars` or nested deeper than 64 brackets; two parse errors never match),
+ *   `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling).
  *   `details.extracted` holds the raw extracted answer (`null` if none) and `details.method` the
  *   deciding method (`fast` | `cas` | `sampling` | `string`). Synchronous, except the first time the
  *   CAS is needed in a process: then a Promise (the engine is imported once, ~0.25 s).
@@ -121,17 +210,31 @@ export function verifyMath(
   const o = resolveOptions(options);
   const g = goldText(reference);
   if (g === null) return unscorable("no_reference", { extracted: null });
+  if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });
   const gold = normalizeAnswer(g);
   if (gold.s === "") return unscorable("no_reference", { extracted: null });
-  const ex = extractAnswer(completion, o.extract);
+  if (refused(gold, o)) return unscorable("parse_error", { extracted: null, side: "reference" });
+  let text: string | null = completion;
+  if (o.answerAfterThink) text = afterThink(completion, o.thinkTag);
+  if (text === null) return unscorable("no_answer", { extracted: null, think: "unclosed" });
+  const ex = extractAnswer(text, o.extract, o.multipleBoxed === "first" ? "first" : "last");
   if (ex === null) return unscorable("no_answer", { extracted: null });
+  const shown = ex.answer.length > 200 ? `${ex.answer.slice(0, 200)}…` : ex.answer;
+  if (ex.answer.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: shown });
   const pred = normalizeAnswer(ex.answer);
   if (pred.s === "") return unscorable("no_answer", { extracted: ex.answer });
-  const { cache, prefix } = cacheFor(o);
-  const key = `${prefix}\u0000${gold.text ? "T" : ""}${gold.s}\u0000${pred.text ? "T" : ""}${pred.s}`;
-  const hit = cache.get(key);
-  if (hit) return toResult(hit, ex.answer);
-  return decide(gold, pred, o, ex.answer, key, cache);
+  if (refused(pred, o)) return unscorable("parse_error", { extracted: shown });
+  if (ex.boxed && ex.boxed.length > 1 && (o.multipleBoxed === "all" || o.multipleBoxed === "reject")) {
+    const boxes = distinctBoxes(ex.boxed, o);
+    if (boxes === "parse_error") return unscorable("parse_error", { extracted: shown });
+    if (boxes.length > 1) return severalBoxes(gold, boxes, o, ex.answer);
+  }
+  return then(verdictOf(gold, pred, o), (v) => toResult(v, ex.answer));
+}
+
+/** Empties the verdict caches of this thread (benchmarks measure cold runs with it). */
+export function clearMathCache(): void {
+  for (const c of caches.values()) c.clear();
 }
 
 /**

@@ -1,10 +1,20 @@
 import { z } from "zod";
-import { EXTRACT_STRATEGIES } from "./extract.js";
+import { ALL_EXTRACT_STRATEGIES, EXTRACT_STRATEGIES } from "./extract.js";
 
 /**
  * Options of the `math` verifier (strict: unknown keys are rejected; every key has a default).
  *
- * - `extract`: extraction strategies tried in order (default `boxed`, `final-answer`, `answer-line`, `gsm8k`).
+ * - `extract`: extraction strategies tried in order (default `boxed`, `final-answer`, `answer-line`, `gsm8k`;
+ *   `last-number` is available but not a default).
+ * - `multipleBoxed`: when a completion has several `\boxed{}`: `last` (default: the last one counts, an
+ *   earlier boxed intermediate result is common and honest), `first`, `all` (every boxed answer must be
+ *   equivalent to the gold; some right and some wrong → score 0, `multiple_answers`), `reject` (boxed
+ *   answers that are not all equivalent to each other → score 0, `multiple_answers`).
+ * - `answerAfterThink`: the answer must follow the reasoning block `<thinkTag>…</thinkTag>`: only the text
+ *   after the last closing tag is searched; an unclosed block has no answer (`no_answer`). Default false.
+ * - `thinkTag`: the tag name (default `think`).
+ * - `maxAnswerChars`: an extracted answer (or reference) longer than this is `parse_error` without being
+ *   parsed (default 12 000, enough for a 10 000-digit integer).
  * - `percent`: `equal-fraction` (default) makes `50\%` equal to `0.5` as well as to `50`; `strict`
  *   makes it equal only to `50`/`50\%` (the sign is read as a unit).
  * - `relTol`: relative tolerance used ONLY when the reference is a decimal literal (`3.14`) and the
@@ -17,7 +27,11 @@ import { EXTRACT_STRATEGIES } from "./extract.js";
  * - `cacheSize`: entries kept in the verdict cache (50 000, oldest dropped; 0 disables it).
  */
 export const MathOptionsSchema = z.strictObject({
-  extract: z.array(z.enum(EXTRACT_STRATEGIES)).min(1).default([...EXTRACT_STRATEGIES]),
+  extract: z.array(z.enum(ALL_EXTRACT_STRATEGIES)).min(1).default([...EXTRACT_STRATEGIES]),
+  multipleBoxed: z.enum(["last", "first", "all", "reject"]).default("last"),
+  answerAfterThink: z.boolean().default(false),
+  thinkTag: z.string().regex(/^[A-Za-z][\w-]*$/).default("think"),
+  maxAnswerChars: z.number().int().min(16).max(1_000_000).default(12_000),
   percent: z.enum(["equal-fraction", "strict"]).default("equal-fraction"),
   relTol: z.number().min(0).max(0.1).default(1e-3),
   sampleTol: z.number().positive().max(1e-3).default(1e-9),

@@ -2,8 +2,9 @@
  * `sampling` (numeric evaluation at random points), `string` (normalized text equality). */
 export type Method = "fast" | "cas" | "sampling" | "string";
 
-/** Outcome of comparing a gold answer with a predicted one. */
-export type Outcome = true | false | "undecidable" | "parse_error";
+/** Outcome of comparing a gold answer with a predicted one. `multiple_answers`: the prediction is an
+ * enumeration of several values where the gold is a single value (scored 0, never 1). */
+export type Outcome = true | false | "undecidable" | "parse_error" | "multiple_answers";
 
 /** An outcome and the method that decided it. */
 export interface Verdict {
