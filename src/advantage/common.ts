@@ -77,7 +77,7 @@ export interface WhitenOptions {
  * With `weights` (shape [n], e.g. response lengths) the mean and variance are weighted as verl's token-level
  * `masked_whiten` over a response mask would weigh them (each rollout counted once per token; the unbiased
  * correction then uses the total token count W). Without weights every rollout counts once.
- * Fewer than 2 values (unbiased) or total weight ≤ 1: values are only centered.
+ * All values equal: every value becomes exactly 0. Total weight ≤ 1 with `unbiased`: values are only centered.
  */
 export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float64Array): void {
   let w = 0;
@@ -90,6 +90,18 @@ export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float
     sum += wi * v;
   }
   if (w === 0) return;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i]!;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (!(hi > lo)) {
+    // all values equal: exactly 0 (no spread to whiten)
+    for (let i = 0; i < x.length; i++) if (!Number.isNaN(x[i]!)) x[i] = 0;
+    return;
+  }
   const mean = sum / w;
   let m2 = 0;
   for (let i = 0; i < x.length; i++) {

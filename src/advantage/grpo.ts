@@ -114,16 +114,27 @@ export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
   return out;
 }
 
-/** Std of the m non-null rewards of a segment other than position `self`, around their mean `b`; NaN→0 when m − 1 = 0 (NeMo's nan_to_num). */
+/**
+ * Std of the m non-null rewards of a segment other than position `self`, around their mean `b`, by two passes
+ * (NeMo-RL computes sqrt((E[r²] − E[r]²)·m/(m − 1)) in fp32; equal in exact arithmetic). 0 when m − 1 = 0
+ * (NeMo's nan_to_num) or when the others are all equal.
+ */
 function othersStd(rewards: Float64Array, order: Int32Array, start: number, end: number, self: number, b: number, m: number, unbiased: boolean): number {
   let m2 = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
   for (let k = start; k < end; k++) {
     const j = order[k]!;
     const v = rewards[j]!;
-    if (j !== self && v === v) m2 += (v - b) * (v - b);
+    if (j !== self && v === v) {
+      m2 += (v - b) * (v - b);
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
   }
   const dof = unbiased ? m - 1 : m;
-  return dof > 0 ? Math.sqrt(m2 / dof) : 0;
+  // equal others: exactly 0, so the σ > 0 guard cannot be passed by rounding residue (NeMo-RL PR #4161)
+  return dof > 0 && hi > lo ? Math.sqrt(m2 / dof) : 0;
 }
 
 /** `grpo` in the estimator registry. */

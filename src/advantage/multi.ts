@@ -10,16 +10,22 @@ interface ColStats {
   mean: number;
   /** Σ (s − mean)². */
   m2: number;
+  /** True when at least two non-null scores differ (decided exactly, not from a rounded m2). */
+  varies: boolean;
 }
 
 function colStats(s: Float64Array, order: Int32Array, start: number, end: number): ColStats {
   let n = 0;
   let sum = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
   for (let k = start; k < end; k++) {
     const v = s[order[k]!]!;
     if (v === v) {
       n++;
       sum += v;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
     }
   }
   const mean = n > 0 ? sum / n : NaN;
@@ -28,7 +34,7 @@ function colStats(s: Float64Array, order: Int32Array, start: number, end: number
     const v = s[order[k]!]!;
     if (v === v) m2 += (v - mean) * (v - mean);
   }
-  return { n, mean, m2 };
+  return { n, mean, m2, varies: hi > lo };
 }
 
 /** An all-NaN-where-null-reward, 0-elsewhere output array. */
@@ -78,7 +84,7 @@ export function moGrpo(input: AdvantageInput, o: MoGrpoOptions): Float64Array {
     const end = offsets[g + 1]!;
     scores.forEach((s, k) => {
       const st = colStats(s, order, start, end);
-      if (st.n < 2 || st.m2 === 0) return;
+      if (!st.varies) return;
       const sd = Math.sqrt(st.m2 / (o.std === "unbiased" ? st.n - 1 : st.n));
       const f = sel.weights[k]! / (sd + o.epsilon);
       for (let j = start; j < end; j++) {
@@ -142,7 +148,7 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
     for (let k = 0; k < K; k++) {
       const st = colStats(scores[k]!, order, start, end);
       means[k] = st.mean;
-      active[k] = st.n >= 2 && st.m2 > 0 ? 1 : 0;
+      active[k] = st.varies ? 1 : 0;
     }
     let d = 0;
     for (let k = 0; k < K; k++) {

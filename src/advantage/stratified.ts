@@ -18,6 +18,8 @@ interface Acc {
   n: number;
   sum: number;
   m2: number;
+  lo: number;
+  hi: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export function stratified(input: AdvantageInput, o: StratifiedOptions): Float64
   for (let g = 0; g < groups.count; g++) {
     const start = groups.offsets[g]!;
     const end = groups.offsets[g + 1]!;
-    const all: Acc = { n: 0, sum: 0, m2: 0 };
+    const all: Acc = { n: 0, sum: 0, m2: 0, lo: Infinity, hi: -Infinity };
     const by = new Map<number, Acc>();
     for (let k = start; k < end; k++) {
       const i = groups.order[k]!;
@@ -50,10 +52,14 @@ export function stratified(input: AdvantageInput, o: StratifiedOptions): Float64
       if (r !== r) continue;
       all.n++;
       all.sum += r;
+      all.lo = Math.min(all.lo, r);
+      all.hi = Math.max(all.hi, r);
       let a = by.get(strata[i]!);
-      if (!a) by.set(strata[i]!, (a = { n: 0, sum: 0, m2: 0 }));
+      if (!a) by.set(strata[i]!, (a = { n: 0, sum: 0, m2: 0, lo: Infinity, hi: -Infinity }));
       a.n++;
       a.sum += r;
+      a.lo = Math.min(a.lo, r);
+      a.hi = Math.max(a.hi, r);
     }
     if (all.n === 0) continue;
     const mean = all.sum / all.n;
@@ -66,7 +72,8 @@ export function stratified(input: AdvantageInput, o: StratifiedOptions): Float64
       const d = r - a.sum / a.n;
       a.m2 += d * d;
     }
-    const globalScale = all.n > 1 ? 1 / (Math.sqrt(all.m2 / dof(all)) + o.epsilon) : 0;
+    // a group or stratum whose rewards are all equal contributes exactly 0 (decided exactly, whatever ε)
+    const globalScale = all.hi > all.lo ? 1 / (Math.sqrt(all.m2 / dof(all)) + o.epsilon) : 0;
     for (let k = start; k < end; k++) {
       const i = groups.order[k]!;
       const r = rewards[i]!;
@@ -77,7 +84,7 @@ export function stratified(input: AdvantageInput, o: StratifiedOptions): Float64
         out[i] = glob;
         continue;
       }
-      const san = (r - a.sum / a.n) / (Math.sqrt(a.m2 / dof(a)) + o.epsilon);
+      const san = a.hi > a.lo ? (r - a.sum / a.n) / (Math.sqrt(a.m2 / dof(a)) + o.epsilon) : 0;
       out[i] = o.alpha * san + (1 - o.alpha) * glob;
     }
   }
