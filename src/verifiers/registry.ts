@@ -10,6 +10,11 @@ import { brierVerifier, logScoreVerifier } from "./likelihood/forecast.js";
 import { jsonSchemaVerifier } from "./structured/json-schema.js";
 import { tagsVerifier } from "./structured/tags.js";
 import { choiceVerifier } from "./text/choice.js";
+import { f1Verifier } from "./text/f1.js";
+import { levenshteinVerifier } from "./text/levenshtein.js";
+import { fuzzyVerifier } from "./text/fuzzy.js";
+import { bleuVerifier } from "./text/bleu.js";
+import { rougeVerifiers } from "./text/rouge.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -28,6 +33,11 @@ const BUILTIN: VerifierDefinition<never>[] = [
   jsonSchemaVerifier,
   tagsVerifier,
   choiceVerifier,
+  f1Verifier,
+  levenshteinVerifier,
+  fuzzyVerifier,
+  bleuVerifier,
+  ...rougeVerifiers,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
