@@ -5,6 +5,7 @@ import { exactVerifier } from "./text/exact.js";
 import { containsVerifier } from "./text/contains.js";
 import { regexVerifier } from "./text/regex.js";
 import { overlongVerifier } from "./length/overlong.js";
+import { codeVerifier } from "./code/index.js";
 import { likelihoodVerifier } from "./likelihood/index.js";
 import { brierVerifier, logScoreVerifier } from "./likelihood/forecast.js";
 import { jsonSchemaVerifier } from "./structured/json-schema.js";
@@ -27,6 +28,7 @@ const BUILTIN: VerifierDefinition<never>[] = [
   containsVerifier,
   regexVerifier,
   overlongVerifier,
+  codeVerifier,
   likelihoodVerifier,
   brierVerifier,
   logScoreVerifier,

@@ -1,0 +1,148 @@
+import { z } from "zod";
+import type { ComponentResult } from "../../core/types.js";
+import { ok, unscorable } from "../../core/types.js";
+import { localBackend, probeBwrap } from "../../sandbox/local.js";
+import { sharedPool } from "../../sandbox/pool.js";
+import { sandboxFusionBackend } from "../../sandbox/sandboxfusion.js";
+import type { HarnessTask, Language, SandboxBackend, SandboxLimits, TestStatus } from "../../sandbox/types.js";
+import { DEFAULT_LIMITS, TEST_STATUSES } from "../../sandbox/types.js";
+import type { VerifierDefinition } from "../types.js";
+import { extractProgram } from "./extract.js";
+import type { CodeReference } from "./reference.js";
+import { codeReference } from "./reference.js";
+import { difficultyWeights, scoreTests } from "./score.js";
+
+const ms = (max: number, def: number) => z.number().int().positive().max(max).default(def);
+
+const options = z
+  .strictObject({
+    /** Language of the program (a reference's `language` overrides it): `python` (/usr/bin/python3) or `javascript` (/usr/bin/node). */
+    language: z.enum(["python", "javascript"]).default("python"),
+    /** Which fenced block is the program: `last` (default), `first`, `all` (joined), or `whole` (the completion). */
+    extract: z.enum(["last", "first", "all", "whole"]).default("last"),
+    /** `all` (1 if every test passes), `fraction` (passed / total) or `weighted` (VeRPO, see docs/code.md). */
+    score: z.enum(["all", "fraction", "weighted"]).default("all"),
+    /** `weighted` only: the score of a partial pass is `denseScale × weighted pass fraction` (a full pass is 1). */
+    denseScale: z.number().gt(0).max(1).default(0.5),
+    /** `bwrap` (default, local bubblewrap sandbox), `none` (plain process with limits only; warns), `sandboxfusion` (remote). */
+    sandbox: z.enum(["bwrap", "none", "sandboxfusion"]).default("bwrap"),
+    /** Base URL of a SandboxFusion server (`sandbox: sandboxfusion`). */
+    sandboxFusionUrl: z.url().optional(),
+    /** Time limit of one test, ms. */
+    testTimeoutMs: ms(120_000, DEFAULT_LIMITS.testTimeoutMs),
+    /** Time limit of the whole sandbox run of one rollout (every test), ms; CPU seconds are capped alike. */
+    runTimeoutMs: ms(600_000, DEFAULT_LIMITS.runTimeoutMs),
+    /** Address-space limit of the sandbox, MiB. */
+    memoryMb: z.number().int().min(64).max(65_536).default(DEFAULT_LIMITS.memoryMb),
+    /** Processes the program may run at once (fork-bomb bound). */
+    maxProcesses: z.number().int().min(4).max(4096).default(DEFAULT_LIMITS.maxProcesses),
+    /** Largest file the program may write, MiB. */
+    maxFileMb: z.number().int().min(0).max(4096).default(DEFAULT_LIMITS.maxFileMb),
+    /** Open file descriptors. */
+    maxOpenFiles: z.number().int().min(16).max(65_536).default(DEFAULT_LIMITS.maxOpenFiles),
+    /** Program output kept per test (characters) and of stderr (bytes); the rest is dropped. */
+    outputLimitBytes: z.number().int().min(1024).max(1 << 30).default(DEFAULT_LIMITS.outputLimitBytes),
+    /** Sandboxes run at once (default: available parallelism). Shared by every code component of the engine. */
+    concurrency: z.number().int().positive().max(1024).optional(),
+    /** As root, slot i of the pool runs as uid `uidBase + i` (unused uids: the sandbox owns nothing on the host). */
+    uidBase: z.number().int().min(1000).max(2_000_000_000).default(61_000),
+  })
+  .superRefine((o, ctx) => {
+    if (o.sandbox === "sandboxfusion" && !o.sandboxFusionUrl) ctx.addIssue({ code: "custom", path: ["sandboxFusionUrl"], message: "required with sandbox: sandboxfusion" });
+  });
+export type CodeOptions = z.infer<typeof options>;
+
+const KEEP_FAILURES = 3;
+
+function harnessTask(ref: CodeReference, program: string): HarnessTask {
+  if (ref.kind === "assert") return { kind: "assert", program, entryPoint: ref.entryPoint, test: ref.test };
+  if (ref.kind === "call") return { kind: "call", program, entryPoint: ref.entryPoint, cases: ref.cases, atol: ref.atol, encoding: ref.encoding };
+  return { kind: "stdio", program, cases: ref.cases };
+}
+
+function weightsOf(ref: CodeReference, n: number): { weights?: number[]; source: string } {
+  if (ref.weights && ref.weights.length === n) return { weights: ref.weights, source: "reference.weights" };
+  if (ref.passRates && ref.passRates.length === n) return { weights: difficultyWeights(ref.passRates), source: "reference.passRates" };
+  const declared = ref.weights ?? ref.passRates;
+  return { source: declared ? `uniform (reference declares ${declared.length} values for ${n} tests)` : "uniform" };
+}
+
+function makeBackend(o: CodeOptions): SandboxBackend {
+  const pool = sharedPool(o.concurrency);
+  if (o.sandbox === "sandboxfusion") return sandboxFusionBackend(pool, { url: o.sandboxFusionUrl! });
+  if (o.sandbox === "none") {
+    console.warn("rewardkit: code verifier runs with `sandbox: none`: completions execute WITHOUT isolation (resource limits and a separate uid only)");
+  }
+  return localBackend(pool, { uidBase: o.uidBase, isolate: o.sandbox === "bwrap" });
+}
+
+/**
+ * `code`: runs the completion's program against the unit tests in the rollout's `reference`, in a sandbox (one
+ * per rollout: bubblewrap + prlimit as an unprivileged uid, or SandboxFusion), and scores the per-test statuses.
+ * Inline: the verify function only awaits the sandbox pool; the sandbox enforces its own deadlines with a
+ * process-group kill. See docs/code.md for the reference shapes, statuses and scores.
+ */
+export const codeVerifier: VerifierDefinition<CodeOptions> = {
+  type: "code",
+  summary: "unit tests from the reference run on the completion's program in a sandbox (all / fraction / VeRPO-weighted)",
+  options,
+  isolation: "inline",
+  defaultTimeoutMs: 60_000,
+  create(o) {
+    const backend = makeBackend(o);
+    const limits: SandboxLimits = {
+      testTimeoutMs: Math.min(o.testTimeoutMs, o.runTimeoutMs),
+      runTimeoutMs: o.runTimeoutMs,
+      memoryMb: o.memoryMb,
+      maxProcesses: o.maxProcesses,
+      maxFileMb: o.maxFileMb,
+      maxOpenFiles: o.maxOpenFiles,
+      outputLimitBytes: o.outputLimitBytes,
+    };
+    return async ({ completion, reference }): Promise<ComponentResult> => {
+      if (reference === undefined || reference === null) return unscorable("no_reference");
+      const parsed = codeReference.safeParse(reference);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        return unscorable("invalid_reference", { error: `${i.path.join(".") || "reference"}: ${i.message}` });
+      }
+      const ref = parsed.data;
+      const language: Language = ref.language ?? o.language;
+      if (ref.kind === "call" && ref.encoding === "python" && language !== "python") {
+        return unscorable("invalid_reference", { error: "encoding: python needs language: python" });
+      }
+      const program = extractProgram(completion, language, o.extract);
+      if (program === undefined) return unscorable("no_answer", { expected: `a fenced ${language} code block` });
+      if (o.sandbox === "bwrap") {
+        const missing = await probeBwrap();
+        if (missing !== undefined) return unscorable("sandbox_error", { error: missing });
+      }
+      const run = await backend.run(language, harnessTask(ref, program), limits);
+      if (run.sandboxError !== undefined) return unscorable("sandbox_error", { error: run.sandboxError, sandbox: backend.name });
+      const counts: Partial<Record<TestStatus, number>> = {};
+      for (const s of run.statuses) counts[s] = (counts[s] ?? 0) + 1;
+      const n = run.statuses.length;
+      const passed = counts.pass ?? 0;
+      const w = o.score === "weighted" ? weightsOf(ref, n) : undefined;
+      const score = scoreTests(run.statuses, o.score, w?.weights, o.denseScale);
+      const details: Record<string, unknown> = {
+        language,
+        kind: ref.kind,
+        tests: n,
+        passed,
+        statuses: Object.fromEntries(TEST_STATUSES.filter((s) => counts[s]).map((s) => [s, counts[s]])),
+        // One character per test ("1" pass, "0" not): the per-test statistics VeRPO weights are estimated from.
+        passMask: run.statuses.map((s) => (s === "pass" ? "1" : "0")).join(""),
+        sandbox: backend.name,
+        wallMs: Math.round(run.wallMs),
+      };
+      if (passed < n) {
+        details.failures = [...run.messages.entries()].slice(0, KEEP_FAILURES).map(([test, message]) => ({ test, status: run.statuses[test], message }));
+        if (run.endedBy) details.endedBy = run.endedBy;
+      }
+      if (w) details.weights = w.source;
+      if (n === 0) return ok(0, "tests_failed", { ...details, error: "the reference holds no tests" });
+      return passed === n ? ok(score, undefined, details) : ok(score, "tests_failed", details);
+    };
+  },
+};
