@@ -43,8 +43,8 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission)
   };
   registry.add(new Gauge("rewardkit_queue_depth", "Rollouts admitted and not yet answered.", () => admission.depth));
   registry.add(new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity));
-  registry.add(new Gauge("rewardkit_cache_hits", "Verdict cache hits since start.", () => scorer.stats().cacheHits));
-  registry.add(new Gauge("rewardkit_cache_misses", "Verdict cache misses since start.", () => scorer.stats().cacheMisses));
+  registry.add(new Gauge("rewardkit_cache_hits_total", "Verdict cache hits.", () => scorer.stats().cacheHits, "counter"));
+  registry.add(new Gauge("rewardkit_cache_misses_total", "Verdict cache misses.", () => scorer.stats().cacheMisses, "counter"));
   registry.add(
     new Gauge("rewardkit_cache_hit_ratio", "Verdict cache hits / lookups since start (0 before any lookup).", () => {
       const s = scorer.stats();

@@ -46,16 +46,17 @@ export class Counter implements Metric {
   }
 }
 
-/** A value read when `/metrics` is scraped. */
+/** A value read when `/metrics` is scraped: a gauge, or a counter kept elsewhere (`type: "counter"`). */
 export class Gauge implements Metric {
   constructor(
     readonly name: string,
     readonly help: string,
     private readonly read: () => number | Array<{ labels: Labels; value: number }>,
+    readonly type: "gauge" | "counter" = "gauge",
   ) {}
 
   render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`];
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
     const v = this.read();
     if (typeof v === "number") lines.push(`${this.name} ${num(v)}`);
     else for (const s of v) lines.push(`${this.name}${labelText(s.labels)} ${num(s.value)}`);

@@ -84,15 +84,11 @@ export function scoreHandler(ctx: ServerContext) {
     const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
     const refused = admit(ctx, c, valid.length);
     if (refused) return refused;
-    let batch;
-    try {
-      batch = await scoreRollouts(
-        ctx,
-        valid.map((p) => p.rollout),
-      );
-    } finally {
-      ctx.admission.release(valid.length);
-    }
+    const batch = await scoreRollouts(
+      ctx,
+      valid.map((p) => p.rollout),
+      () => ctx.admission.release(valid.length),
+    );
     ctx.metrics.rolloutErrors.inc({}, parsed.length - valid.length);
     let k = 0;
     const results = parsed.map((p) => {

@@ -124,12 +124,7 @@ export function getRewardHandler(ctx: ServerContext) {
     });
     const refused = admit(ctx, c, rollouts.length);
     if (refused) return refused;
-    let batch;
-    try {
-      batch = await scoreRollouts(ctx, rollouts);
-    } finally {
-      ctx.admission.release(rollouts.length);
-    }
+    const batch = await scoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length));
     const rewards = batch.scores.map((s) => s.reward ?? 0);
     const extra: Record<string, number[]> = {};
     ctx.spec.components.forEach((comp, k) => {

@@ -22,11 +22,14 @@ function allUnscorable(ctx: ServerContext, reason: "timeout" | "worker_error", d
  * `rolloutTimeoutMs` after admission reads `unscorable("timeout")` on every component; its component deadlines
  * still stop the work in the pool). Then computes the spec's advantages over the groups in this batch only:
  * a group split across requests is normalized per request.
+ * @param settled called once every rollout's work has really finished (after the answer when the deadline
+ *   passed): the caller releases the rollouts' admission then, so the queue bound covers work still running.
  */
-export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollout[]): Promise<ScoredBatch> {
+export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollout[], settled: () => void = () => {}): Promise<ScoredBatch> {
   const n = rollouts.length;
   const scores = new Array<RolloutScore | undefined>(n);
-  if (n > 0) {
+  if (n === 0) settled();
+  else {
     await new Promise<void>((resolve) => {
       let left = n;
       const timer = setTimeout(resolve, ctx.options.rolloutTimeoutMs);
@@ -35,6 +38,7 @@ export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollo
         if (--left === 0) {
           clearTimeout(timer);
           resolve();
+          settled();
         }
       };
       rollouts.forEach((r, i) => {
@@ -47,7 +51,7 @@ export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollo
   }
   const m = ctx.metrics;
   const names = ctx.spec.components.map((c) => c.name);
-  const final = scores.map((s) => {
+  const final = Array.from(scores, (s) => {
     if (s) return s;
     m.rolloutTimeouts.inc();
     return allUnscorable(ctx, "timeout", { deadline: "rollout", timeoutMs: ctx.options.rolloutTimeoutMs });
