@@ -81,7 +81,7 @@ export function checkGroup(scores: readonly number[], lengths: readonly number[]
 export function concentrationPenalty(lengths: readonly number[], lambda: number): number[] {
   const lo = Math.min(...lengths);
   const hi = Math.max(...lengths);
-  return lengths.map((l) => (hi > lo && lambda > 0 ? -(lambda * (l - lo)) / (hi - lo) : 0));
+  return lengths.map((l) => (hi > lo && lambda > 0 && l > lo ? -(lambda * (l - lo)) / (hi - lo) : 0));
 }
 
 /** Spearman's rank correlation (average ranks for ties); `null` below 3 points or with a constant side. */

@@ -10,7 +10,7 @@ import type { VerifierDefinition } from "../types.js";
  */
 
 /** A number in a forecast: `0.7`, `.7`, `70%`, `7e-1` (a sign is kept so `-0.2` is rejected, not read as 0.2). */
-const NUMBER = /(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+))(?:[eE]([-+]?\d+))?\s*(%)?/g;
+const NUMBER = /(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%)?/g;
 
 /**
  * Extracts the forecast probability: the last number inside the last `<answer>…</answer>` block when there is one,
@@ -24,8 +24,8 @@ export function extractProbability(completion: string): { p: number; text: strin
   for (const m of scope.matchAll(NUMBER)) last = m;
   if (!last) return { reason: "no_answer" };
   const text = last[0].trim();
-  let p = Number(last[1]) * (last[2] !== undefined ? 10 ** Number(last[2]) : 1);
-  if (last[3]) p /= 100;
+  let p = Number(last[1]);
+  if (last[2]) p /= 100;
   if (!(p >= 0 && p <= 1)) return { reason: "parse_error", text };
   return { p, text };
 }
