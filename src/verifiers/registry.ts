@@ -10,6 +10,8 @@ import { likelihoodVerifier } from "./likelihood/index.js";
 import { brierVerifier, logScoreVerifier } from "./likelihood/forecast.js";
 import { jsonSchemaVerifier } from "./structured/json-schema.js";
 import { tagsVerifier } from "./structured/tags.js";
+import { jsonMatchVerifier } from "./structured/json-match.js";
+import { markdownVerifier } from "./structured/markdown.js";
 import { choiceVerifier } from "./text/choice.js";
 import { f1Verifier } from "./text/f1.js";
 import { levenshteinVerifier } from "./text/levenshtein.js";
@@ -34,6 +36,8 @@ const BUILTIN: VerifierDefinition<never>[] = [
   logScoreVerifier,
   jsonSchemaVerifier,
   tagsVerifier,
+  jsonMatchVerifier,
+  markdownVerifier,
   choiceVerifier,
   f1Verifier,
   levenshteinVerifier,
