@@ -10,6 +10,12 @@ export interface WorkerComponent {
   options: Record<string, unknown>;
 }
 
+/** Options of a component at a rollout's step when some are scheduled, and their cache key (their JSON). */
+export interface StepOptions {
+  key: string;
+  options: Record<string, unknown>;
+}
+
 // Resolves to dist/engine/worker.js from both src/engine (tests) and dist/engine (runtime):
 // the worker always runs compiled JavaScript.
 const WORKER_URL = new URL("../../dist/engine/worker.js", import.meta.url);
@@ -36,16 +42,18 @@ export class VerifierPool {
   }
 
   /**
-   * Runs component `component` on `input`, stopping it after `timeoutMs`.
+   * Runs component `component` on `input`, stopping it after `timeoutMs`. With `stepOptions` (a component with
+   * scheduled options) the worker uses an instance made from those options (cached per thread by their key).
    * Never rejects: a thrown verifier error becomes `unscorable("worker_error")` with the message in details.
    */
-  async run(component: number, input: VerifierInput, timeoutMs: number): Promise<ComponentResult> {
+  async run(component: number, input: VerifierInput, timeoutMs: number, stepOptions?: StepOptions): Promise<ComponentResult> {
     if (this.running >= this.threads) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running++;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), timeoutMs);
     try {
-      return (await this.pool.run({ component, input }, { signal: ac.signal })) as ComponentResult;
+      const task = stepOptions ? { component, input, options: stepOptions.options, key: stepOptions.key } : { component, input };
+      return (await this.pool.run(task, { signal: ac.signal })) as ComponentResult;
     } catch (e) {
       if (ac.signal.aborted) return unscorable("timeout", { timeoutMs });
       return unscorable("worker_error", { error: (e as Error).message });

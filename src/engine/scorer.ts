@@ -4,10 +4,13 @@ import { computeReward } from "../compose/reward.js";
 import { completionText } from "../core/completion.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { unscorable } from "../core/types.js";
+import { ScheduleRuntime, ScheduleStateError } from "../schedule/runtime.js";
+import type { ResolvedValues, ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
 import { LruCache } from "./cache.js";
 import { VerifierPool } from "./pool.js";
+import type { StepOptions } from "./pool.js";
 
 /** One rollout's verdicts: component results in spec order, and the aggregated reward. */
 export interface RolloutScore {
@@ -32,7 +35,14 @@ export interface ScorerStats {
 /** Scores rollouts against a compiled spec. Holds a worker pool: call `close()` when done. */
 export interface Scorer {
   readonly spec: CompiledSpec;
+  /** Scores one rollout at its `step` (default 0): every scheduled weight, threshold and option is resolved there. */
   score(rollout: Rollout): Promise<RolloutScore>;
+  /** Scheduled values at a step (undefined for a spec without schedules). */
+  valuesAt(step: number): ResolvedValues | undefined;
+  /** The performance schedules' state (JSON-ready; `schedules` is empty when there are none). Take it between batches. */
+  snapshot(): ScheduleState;
+  /** Resumes performance schedules from a snapshot. @throws {ScheduleStateError} for a state of another spec. */
+  restore(state: ScheduleState): void;
   stats(): ScorerStats;
   close(): Promise<void>;
 }
@@ -58,6 +68,11 @@ function transient(r: ComponentResult): boolean {
  * Identical work is computed once: verdicts are cached (bounded LRU) under the component, the completion text,
  * the reference and every other rollout field the verifier declares in `reads`. Non-cacheable verifiers and
  * transient verdicts (timeouts, crashes) are not cached.
+ *
+ * Schedules: the rollout's `step` resolves every scheduled value ({@link ScheduleRuntime}). A component with a
+ * scheduled type option runs an instance made from its options at that step (instances cached by the options'
+ * JSON, 64 per component; workers do the same), and the options are part of its verdict-cache key. A spec without
+ * schedules takes none of these paths.
  */
 export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): Scorer {
   const threads = Math.max(1, options.concurrency ?? availableParallelism());
@@ -72,23 +87,65 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   });
   const pool = workerComponents.length > 0 ? new VerifierPool(workerComponents, threads) : undefined;
   const cached = spec.components.map((c) => c.definition.cacheable !== false && cache.capacity > 0);
+  const runtime = spec.schedules.length > 0 ? new ScheduleRuntime(spec) : undefined;
+  // Per component with scheduled options: instances by options key, each with a short id for verdict-cache keys.
+  // `fn` is set for inline verifiers and for options that fail validation; worker verifiers run in the pool.
+  const stepped = spec.components.map(() => new LruCache<{ id: number; fn?: VerifyFn }>(64));
+  let nextId = 0;
 
-  function keyOf(i: number, base: string, rollout: Rollout): string {
+  function keyOf(i: number, base: string, rollout: Rollout, variant: string): string {
     const reads = spec.components[i]!.definition.reads;
-    if (!reads || reads.length === 0) return `${i}:${base}`;
-    return `${i}:${base}:${JSON.stringify(reads.map((f) => rollout[f] ?? null))}`;
+    if (!reads || reads.length === 0) return `${i}${variant}:${base}`;
+    return `${i}${variant}:${base}:${JSON.stringify(reads.map((f) => rollout[f] ?? null))}`;
   }
 
-  async function one(i: number, input: VerifierInput, base: string | undefined): Promise<ComponentResult> {
-    const key = base === undefined || !cached[i] ? undefined : keyOf(i, base, input.rollout);
+  /** The instance of component i for options at a step; a failure to build it is a `worker_error` verdict. */
+  function instance(i: number, so: StepOptions): { id: number; fn?: VerifyFn } {
+    let inst = stepped[i]!.get(so.key);
+    if (!inst) {
+      const def = spec.components[i]!.definition;
+      let fn: VerifyFn | undefined;
+      try {
+        const o = def.options.parse(so.options);
+        if (def.isolation === "inline") fn = def.create(o);
+      } catch (e) {
+        const error = `scheduled options are invalid: ${(e as Error).message}`;
+        fn = () => unscorable("worker_error", { error });
+      }
+      inst = { id: nextId++, fn };
+      stepped[i]!.set(so.key, inst);
+    }
+    return inst;
+  }
+
+  async function one(i: number, input: VerifierInput, base: string | undefined, so?: StepOptions): Promise<ComponentResult> {
+    const inst = so ? instance(i, so) : undefined;
+    const key = base === undefined || !cached[i] ? undefined : keyOf(i, base, input.rollout, inst ? `#${inst.id}` : "");
     if (key !== undefined) {
       const hit = cache.get(key);
       if (hit) return hit;
     }
-    const fn = inline.get(i);
-    const r = fn ? await guard(fn, input) : await pool!.run(i, input, spec.components[i]!.timeoutMs);
+    const fn = inst ? inst.fn : inline.get(i);
+    const r = fn ? await guard(fn, input) : await pool!.run(i, input, spec.components[i]!.timeoutMs, so);
     if (key !== undefined && !transient(r)) cache.set(key, r);
     return r;
+  }
+
+  async function scheduled(rt: ScheduleRuntime, rollout: Rollout, input: VerifierInput, base: string | undefined): Promise<RolloutScore> {
+    const step = rollout.step ?? 0;
+    if (!rt.stateful) {
+      const values = rt.resolve(step);
+      const results = await Promise.all(spec.components.map((_, i) => one(i, input, base, values.options[i])));
+      return { results, reward: computeReward(spec, results, values) };
+    }
+    const { seq, values } = await rt.begin(step);
+    let results: ComponentResult[] | undefined;
+    try {
+      results = await Promise.all(spec.components.map((_, i) => one(i, input, base, values.options[i])));
+      return { results, reward: computeReward(spec, results, values) };
+    } finally {
+      rt.end(seq, values, results);
+    }
   }
 
   return {
@@ -97,8 +154,19 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       const completion = completionText(rollout.completion);
       const input: VerifierInput = { completion, reference: rollout.reference, rollout };
       const base = cache.capacity > 0 ? createHash("sha1").update(completion).update("\u0000").update(JSON.stringify(rollout.reference ?? null)).digest("base64") : undefined;
+      if (runtime) return scheduled(runtime, rollout, input, base);
       const results = await Promise.all(spec.components.map((_, i) => one(i, input, base)));
       return { results, reward: computeReward(spec, results) };
+    },
+    valuesAt(step) {
+      return runtime?.resolve(step);
+    },
+    snapshot() {
+      return runtime ? runtime.snapshot() : { version: 1, frontier: -1, schedules: {}, pending: [] };
+    },
+    restore(state) {
+      if (runtime) runtime.restore(state);
+      else if (Object.keys(state?.schedules ?? {}).length > 0) throw new ScheduleStateError("the state holds performance schedules, but this spec has none");
     },
     stats() {
       return { cacheHits: cache.hits, cacheMisses: cache.misses, cacheSize: cache.size };

@@ -1,23 +1,40 @@
 /**
  * Worker-thread entry of the verifier pool. Instantiates the spec's worker-isolated components once per
  * thread (from plain data in `workerData`), then answers tasks `{component, input}` with a ComponentResult.
+ * A task of a component with scheduled options also carries `options` and their `key`: the instance for those
+ * options is made on first use and kept in a small per-thread LRU (a ramp gives one instance per distinct value).
  * The main thread enforces the deadline by terminating this thread; nothing here needs to cooperate.
  */
 import { workerData } from "node:worker_threads";
 import { getVerifier } from "../verifiers/registry.js";
 import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
 import type { ComponentResult } from "../core/types.js";
+import { LruCache } from "./cache.js";
 import type { WorkerComponent } from "./pool.js";
 
+const types = new Map<number, string>();
 const fns = new Map<number, VerifyFn>();
 for (const c of (workerData as { components: WorkerComponent[] }).components) {
   const def = getVerifier(c.type);
   if (!def) throw new Error(`unknown verifier type ${c.type}`);
+  types.set(c.index, c.type);
   fns.set(c.index, def.create(def.options.parse(c.options)));
 }
+const stepped = new LruCache<VerifyFn>(64);
 
 /** Runs one component on one rollout. */
-export default async function run(task: { component: number; input: VerifierInput }): Promise<ComponentResult> {
+export default async function run(task: { component: number; input: VerifierInput; options?: Record<string, unknown>; key?: string }): Promise<ComponentResult> {
+  if (task.options !== undefined) {
+    const k = `${task.component}\u0000${task.key}`;
+    let fn = stepped.get(k);
+    if (!fn) {
+      const def = getVerifier(types.get(task.component) ?? "");
+      if (!def) throw new Error(`component ${task.component} is not loaded in this worker`);
+      fn = def.create(def.options.parse(task.options));
+      stepped.set(k, fn);
+    }
+    return fn(task.input);
+  }
   const fn = fns.get(task.component);
   if (!fn) throw new Error(`component ${task.component} is not loaded in this worker`);
   return fn(task.input);

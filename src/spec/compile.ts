@@ -3,6 +3,8 @@ import type { z } from "zod";
 import { presetNames, presetOptions } from "../advantage/presets.js";
 import { estimatorNames, getEstimator } from "../advantage/registry.js";
 import { getVerifier, verifierTypes } from "../verifiers/registry.js";
+import { compileAggregate } from "./aggregate.js";
+import { compileSchedules, extractSchedules } from "./schedules.js";
 import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
 import type { CompiledComponent, CompiledSpec, PlainSpec } from "./types.js";
 
@@ -43,7 +45,10 @@ function canonical(v: unknown): string {
  * @returns the compiled spec, or the list of issues with their document paths.
  */
 export function compileSpec(data: unknown, defaultName: string): { spec: CompiledSpec } | { issues: SpecIssue[] } {
-  const parsed = specSchema.safeParse(data);
+  // Schedules (`weight: {schedule: linear, ...}`) are taken out first; their step-0 values stand in for them.
+  const pre = extractSchedules(data);
+  if ("issues" in pre) return pre;
+  const parsed = specSchema.safeParse(pre.data);
   if (!parsed.success) return { issues: zodIssues(parsed.error) };
   const s = parsed.data;
   const issues: SpecIssue[] = [];
@@ -66,6 +71,14 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
     if (!opts.success) {
       issues.push(...zodIssues(opts.error, ["components", i]));
       return;
+    }
+    // A scheduled type option must be valid over its whole range, not only at step 0.
+    for (const f of pre.found) {
+      if (f.component !== i || COMPONENT_BASE_KEYS.has(f.key)) continue;
+      for (const v of f.def.extremes(f.params)) {
+        const r = def.options.safeParse({ ...raw, [f.key]: v });
+        if (!r.success) issues.push(...zodIssues(r.error, ["components", i]).map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
+      }
     }
     let gate: number | undefined;
     if (c.gate !== undefined) {
@@ -99,6 +112,12 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
     });
   }
 
+  const names0 = s.components.map((c) => c.name);
+  const sched = compileSchedules(pre.found, names0);
+  if ("issues" in sched) issues.push(...sched.issues);
+  const agg = issues.length === 0 ? compileAggregate(s.aggregate, { names: names0, gates: components.map((c) => c.gate) }) : undefined;
+  if (agg && "issues" in agg) issues.push(...agg.issues);
+
   const adv = s.advantage ?? { estimator: "grpo" };
   const { estimator: estName, preset, ...advOwn } = adv as { estimator: string; preset?: string } & Record<string, unknown>;
   const est = getEstimator(estName);
@@ -112,7 +131,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
     if (!r.success) issues.push(...zodIssues(r.error, ["advantage"]));
     else advOptions = r.data as Record<string, unknown>;
   }
-  if (issues.length > 0 || !est) return { issues };
+  if (issues.length > 0 || !est || !agg || "issues" in agg || "issues" in sched) return { issues };
 
   const plain: PlainSpec = {
     name: s.name ?? defaultName,
@@ -125,7 +144,8 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       timeoutMs: c.timeoutMs,
       options: c.options,
     })),
-    aggregate: s.aggregate,
+    aggregate: agg.plain,
+    ...(sched.schedules.length > 0 ? { schedules: Object.fromEntries(sched.schedules.map((x) => [x.path, { schedule: x.schedule, ...x.params }])) } : {}),
     onUnscorable: s.onUnscorable,
     advantage: { estimator: est.name, options: advOptions },
   };
@@ -135,7 +155,8 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       name: plain.name,
       hash,
       components,
-      aggregate: s.aggregate,
+      aggregate: agg.aggregate,
+      schedules: sched.schedules,
       onUnscorable: s.onUnscorable,
       advantage: { estimator: est, options: advOptions },
       plain,

@@ -6,9 +6,9 @@ export const componentBase = z.object({
   name: z.string().regex(/^[A-Za-z_][\w.-]*$/, "use letters, digits, _ . - (starting with a letter or _)"),
   /** Verifier type, kebab-case (`math`, `think-format`). */
   type: z.string().min(1),
-  /** Weight in the aggregate (default 1; 0 reports the component without counting it). */
+  /** Weight in the aggregate (default 1; 0 reports the component without counting it). May be a schedule. */
   weight: z.number().finite().default(1),
-  /** The component passes when its score >= passThreshold (default 1, or the type's own default). Used by gates, pass rates and labels. */
+  /** The component passes when its score >= passThreshold (default 1, or the type's own default). Used by gates, pass rates and labels. May be a schedule. */
   passThreshold: z.number().finite().optional(),
   /** Name of another component; this one counts only when that one passes. */
   gate: z.string().min(1).optional(),
@@ -16,6 +16,8 @@ export const componentBase = z.object({
   timeoutMs: z.number().int().positive().max(600_000).optional(),
 });
 export const COMPONENT_BASE_KEYS = new Set(Object.keys(componentBase.shape));
+/** Component keys that cannot hold a schedule (`{schedule: ...}`): they are not numbers, or not per-step. */
+export const UNSCHEDULABLE_KEYS = new Set(["name", "type", "gate", "timeoutMs"]);
 
 /** The `advantage:` block: estimator name, an optional peer preset, plus its options (which override the preset's). */
 export const advantageBlock = z.looseObject({
@@ -31,8 +33,11 @@ export const specSchema = z.strictObject({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
   components: z.array(z.looseObject(componentBase.shape)).min(1, "a spec needs at least one component"),
-  /** How components combine. Only `weighted-sum` for now. */
-  aggregate: z.literal("weighted-sum").default("weighted-sum"),
+  /**
+   * How components combine: an aggregator type (`weighted-sum`, the default) or `{type: <type>, ...options}`,
+   * e.g. `{type: formula, formula: "0.8 * accuracy + 0.2 * format"}`. Options are validated by the aggregator.
+   */
+  aggregate: z.union([z.string().min(1), z.looseObject({ type: z.string().min(1) })]).default("weighted-sum"),
   /**
    * What an unscorable component costs: `zero` (default) — it contributes 0 and `reward` stays a number;
    * `exclude` — the rollout's `reward` and `advantage` become null (left out of its group's statistics).

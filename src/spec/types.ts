@@ -1,4 +1,6 @@
 import type { EstimatorDefinition } from "../advantage/types.js";
+import type { Aggregator } from "../compose/types.js";
+import type { ScheduledOption } from "../schedule/types.js";
 import type { VerifierDefinition } from "../verifiers/types.js";
 
 /** A component ready to run: validated options and resolved verifier. */
@@ -21,17 +23,37 @@ export interface CompiledSpec {
   /** First 16 hex digits of the SHA-256 of the normalized spec (stable across key order and formatting). */
   hash: string;
   components: CompiledComponent[];
-  aggregate: "weighted-sum";
+  aggregate: CompiledAggregate;
+  /** Every scheduled value (empty for a spec without schedules). Component fields hold the step-0 values. */
+  schedules: ScheduledOption[];
   onUnscorable: "zero" | "exclude";
   advantage: { estimator: EstimatorDefinition<unknown>; options: Record<string, unknown> };
   plain: PlainSpec;
+}
+
+/** The spec's aggregator, compiled. */
+export interface CompiledAggregate {
+  /** Aggregator type (`weighted-sum`, `formula` …). */
+  type: string;
+  /** Validated options, defaults filled. */
+  options: Record<string, unknown>;
+  aggregate: Aggregator;
+  /** Per component: does the aggregator read it? */
+  uses: boolean[];
+  /** Do component weights enter the reward (a weight-0 component is then reported only)? */
+  weighted: boolean;
+  /** The reward as a formula of component names, for `rewardkit check`. */
+  describe: string;
 }
 
 /** The normalized spec as plain JSON data. */
 export interface PlainSpec {
   name: string;
   components: Array<{ name: string; type: string; weight: number; passThreshold: number; gate?: string; timeoutMs: number; options: Record<string, unknown> }>;
-  aggregate: string;
+  /** The aggregator's type, or `{type, ...options}` when it has options. */
+  aggregate: string | ({ type: string } & Record<string, unknown>);
+  /** Scheduled values by option path (`components.format.weight`) → `{schedule, ...options}`; absent when none. */
+  schedules?: Record<string, Record<string, unknown>>;
   onUnscorable: string;
   advantage: { estimator: string; options: Record<string, unknown> };
 }

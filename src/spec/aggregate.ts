@@ -1,0 +1,39 @@
+import { aggregatorTypes, getAggregator } from "../compose/registry.js";
+import type { AggregateContext } from "../compose/types.js";
+import type { CompiledAggregate, PlainSpec } from "./types.js";
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/**
+ * Compiles the spec's `aggregate` (a type name, or `{type, ...options}`) against its components.
+ * @returns the compiled aggregate and its plain form, or issues with document paths.
+ */
+export function compileAggregate(
+  raw: string | ({ type: string } & Record<string, unknown>),
+  ctx: AggregateContext,
+): { aggregate: CompiledAggregate; plain: PlainSpec["aggregate"] } | { issues: Issue[] } {
+  const { type, ...own } = typeof raw === "string" ? { type: raw } : raw;
+  const at: PropertyKey[] = ["aggregate"];
+  const def = getAggregator(type);
+  if (!def) return { issues: [{ path: typeof raw === "string" ? at : [...at, "type"], message: `unknown aggregator "${type}"; known: ${aggregatorTypes().join(", ")}` }] };
+  const r = def.options.safeParse(own);
+  if (!r.success) {
+    return {
+      issues: r.error.issues.map((e) => {
+        if (e.code === "unrecognized_keys") return { path: [...at, ...e.path, e.keys[0]!], message: `unknown ${type} option${e.keys.length > 1 ? "s" : ""} ${e.keys.map((k) => `"${k}"`).join(", ")}` };
+        const m = /^Invalid input: expected (.+), received undefined$/.exec(e.message);
+        return { path: [...at, ...e.path], message: m ? `required (expected ${m[1]})${typeof raw === "string" ? `; write aggregate: {type: ${type}, ...}` : ""}` : e.message.replace(/^Invalid input: /, "") };
+      }),
+    };
+  }
+  const options = r.data as Record<string, unknown>;
+  const c = def.compile(options, ctx);
+  if ("issues" in c) return { issues: c.issues.map((i) => ({ path: [...at, ...i.path], message: i.message })) };
+  return {
+    aggregate: { type, options, aggregate: c.aggregate, uses: c.uses ?? ctx.names.map(() => true), weighted: def.weighted, describe: c.describe },
+    plain: Object.keys(options).length > 0 ? { type, ...options } : type,
+  };
+}
