@@ -139,10 +139,10 @@ export const jsonMatchVerifier: VerifierDefinition<JsonMatchOptions> = {
   create(o) {
     return ({ completion, reference }) => {
       if (reference === undefined) return unscorable("no_reference");
-      let ref = reference;
+      let ref: unknown = reference;
       if (typeof ref === "string") {
         try {
-          ref = JSON.parse(ref) as unknown;
+          ref = JSON.parse(ref as string) as unknown;
         } catch {
           return unscorable("invalid_reference", { expected: "a JSON value, or a string holding JSON" });
         }
