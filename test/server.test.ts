@@ -231,6 +231,11 @@ describe("reward server limits", () => {
     const big = await post(base, "/v1/score", { rollouts: [{ id: "a", group: "g", completion: "x".repeat(5000) }] }, { "content-type": "application/json" });
     expect(big.status).toBe(413);
     expect((big.json.error as { code: string }).code).toBe("too_large");
+    // chunked (no content-length): counted while streaming
+    const chunks = [new TextEncoder().encode('{"rollouts": [{"id": "a", "group": "g", "completion": "'), new TextEncoder().encode("y".repeat(5000) + '"}]}')];
+    const stream = new ReadableStream<Uint8Array>({ pull: (ctl) => (chunks.length ? ctl.enqueue(chunks.shift()!) : ctl.close()) });
+    const chunked = await fetch(`${base}/v1/score`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    expect(chunked.status).toBe(413);
     const many = await post(base, "/v1/score", { rollouts: Array.from({ length: 5 }, (_, i) => ({ id: i, group: "g", completion: "x" })) }, {});
     expect(many.status).toBe(413);
     expect((many.json.error as { message: string }).message).toContain("5 exceeds the limit of 4");

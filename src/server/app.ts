@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ServerContext } from "./context.js";
 import { bearerAuth, errorResponse } from "./http.js";
 import { advantagesHandler, scoreHandler, specHandler } from "./native.js";
@@ -11,7 +10,8 @@ const ROUTES = new Set(["/v1/score", "/v1/advantages", "/v1/spec", "/get_reward"
 const DURING_DRAIN = new Set(["/healthz", "/metrics"]);
 
 /**
- * The HTTP application: metrics → drain gate → bearer auth (all but `/healthz`) → body limit → routes.
+ * The HTTP application: metrics → drain gate → bearer auth (all but `/healthz`) → routes (each reads its body
+ * under `maxBodyBytes`).
  * Every error is `{"error": {"code", "message"}}` with a 4xx/5xx status; never a bare 500 for one bad rollout.
  */
 export function createApp(ctx: ServerContext): Hono {
@@ -30,13 +30,6 @@ export function createApp(ctx: ServerContext): Hono {
     return next();
   });
   if (ctx.options.token !== undefined) app.use("*", bearerAuth(ctx.options.token, new Set(["/healthz"])));
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: ctx.options.maxBodyBytes,
-      onError: (c) => errorResponse(c, 413, "too_large", `request body exceeds ${ctx.options.maxBodyBytes} bytes`),
-    }),
-  );
 
   app.get("/healthz", (c) => c.json({ status: ctx.draining ? "draining" : "ok", spec: { name: ctx.spec.name, hash: ctx.spec.hash } }, ctx.draining ? 503 : 200));
   app.get("/metrics", (c) => c.body(m.registry.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }));

@@ -73,7 +73,7 @@ function stripDetails(components: Record<string, ComponentResult>): Record<strin
 export function scoreHandler(ctx: ServerContext) {
   return async (c: Context): Promise<Response> => {
     const t0 = performance.now();
-    const body = await readJson(c);
+    const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);
     if ("response" in env) return env.response;
@@ -109,7 +109,7 @@ function componentScore(v: unknown): number {
 /** `POST /v1/advantages`: advantages of already-scored rollouts, with the spec's estimator or another one. */
 export function advantagesHandler(ctx: ServerContext) {
   return async (c: Context): Promise<Response> => {
-    const body = await readJson(c);
+    const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);
     if ("response" in env) return env.response;

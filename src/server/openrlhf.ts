@@ -97,7 +97,7 @@ export function stripQuery(query: string, prompt: string | null | undefined, end
 export function getRewardHandler(ctx: ServerContext) {
   const endTokens = [...END_TOKENS, ...ctx.options.endTokens];
   return async (c: Context): Promise<Response> => {
-    const body = await readJson(c);
+    const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const b = body.value;
     if (!isObject(b)) return errorResponse(c, 400, "bad_request", 'request body: expected a JSON object like {"query": [...], "prompts": [...], "labels": [...]}');
