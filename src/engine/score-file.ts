@@ -12,6 +12,7 @@ import { openLineWriter } from "../io/output.js";
 import { toRollout } from "../io/rollout.js";
 import { Spill } from "../io/spill.js";
 import type { Problem } from "../spec/errors.js";
+import type { ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { mapOrdered } from "./ordered.js";
 import { createScorer } from "./scorer.js";
@@ -43,6 +44,10 @@ export interface ScoreFileOptions {
   onProblem?: (p: Problem) => void;
   /** Called after each scored rollout with the running count. */
   onProgress?: (scored: number) => void;
+  /** Performance-schedule state to resume from (the CLI's `--state` file). */
+  scheduleState?: ScheduleState;
+  /** Receives the performance-schedule state after the last rollout is scored (to save it). */
+  onScheduleState?: (state: ScheduleState) => void;
 }
 
 /** Serializes component results for output (drops undefined fields). */
@@ -75,6 +80,14 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   let malformed = 0;
   const spill = new Spill();
   const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
+  if (o.scheduleState) {
+    try {
+      scorer.restore(o.scheduleState);
+    } catch (e) {
+      await scorer.close();
+      throw e;
+    }
+  }
 
   const report = (line: number, path: string, message: string): void => {
     const p: Problem = { file: o.input === "-" ? "<stdin>" : o.input, line, path, message };
@@ -128,6 +141,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         o.onProgress?.(rewards.length);
       },
     );
+    o.onScheduleState?.(scorer.snapshot());
     } finally {
       await scorer.close();
     }

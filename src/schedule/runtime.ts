@@ -1,3 +1,4 @@
+import { UserError } from "../core/errors.js";
 import type { ComponentResult } from "../core/types.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { PerformanceTracker } from "./performance.js";
@@ -25,7 +26,7 @@ export interface ScheduleState {
 }
 
 /** Raised by {@link ScheduleRuntime.restore} for a state that does not belong to this spec. */
-export class ScheduleStateError extends Error {
+export class ScheduleStateError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = "ScheduleStateError";

@@ -1,37 +1,96 @@
 import type { Command } from "commander";
+import { ScheduleRuntime } from "../../schedule/runtime.js";
 import { loadSpec } from "../../spec/load.js";
 import type { CompiledSpec } from "../../spec/types.js";
 import { table } from "../../diagnostics/format.js";
+import { parseSteps, readStateFile } from "../state.js";
+
+/** Formats a number for tables: up to 6 significant decimals, no binary noise. */
+function num(v: number): string {
+  return String(Number(v.toPrecision(12)));
+}
+
+/** One line per schedule: its path and definition. */
+function describeSchedules(spec: CompiledSpec): string[] {
+  if (spec.schedules.length === 0) return [];
+  const lines = ["schedules (the rollout's `step`, default 0, picks the value; the table above shows step 0):"];
+  for (const s of spec.schedules) {
+    const { component: tracked, ...params } = s.params as Record<string, unknown>;
+    const extra = s.tracks !== undefined ? ` — tracks the pass rate of ${String(tracked ?? spec.components[s.tracks]!.name)}` : "";
+    lines.push(`  ${s.path}: ${s.schedule} ${JSON.stringify(params)}${extra}`);
+  }
+  return lines;
+}
 
 /** Human-readable description of what a compiled spec computes. */
 export function describeSpec(spec: CompiledSpec): string {
   const lines = [`spec ${spec.name} (hash ${spec.hash})`];
+  const scheduled = new Set(spec.schedules.map((s) => `${s.component}.${s.key}`));
+  const mark = (i: number, key: string, v: number) => `${num(v)}${scheduled.has(`${i}.${key}`) ? "*" : ""}`;
   const rows = [["component", "type", "weight", "pass ≥", "gate", "deadline", "runs in"]];
-  for (const c of spec.plain.components) {
-    const def = spec.components.find((k) => k.name === c.name)!.definition;
-    rows.push([c.name, c.type, String(c.weight), String(c.passThreshold), c.gate ?? "-", `${c.timeoutMs} ms`, def.isolation]);
-  }
+  spec.plain.components.forEach((c, i) => {
+    const def = spec.components[i]!.definition;
+    rows.push([c.name, c.type, mark(i, "weight", c.weight), mark(i, "passThreshold", c.passThreshold), c.gate ?? "-", `${c.timeoutMs} ms`, def.isolation]);
+  });
   lines.push(table(rows));
-  for (const c of spec.components) {
+  spec.components.forEach((c, i) => {
     lines.push(`  ${c.name}: ${c.definition.summary}`);
-    if (Object.keys(c.options).length > 0) lines.push(`    options ${JSON.stringify(c.options)}`);
-  }
-  const counted = spec.components.filter((c) => c.weight !== 0);
-  const formula = counted.map((c) => `${c.weight}·${c.name}${c.gate !== undefined ? `[if ${spec.components[c.gate]!.name} passes]` : ""}`).join(" + ");
-  lines.push(`reward = ${formula || "0"}  (${spec.aggregate}; unscorable → ${spec.onUnscorable === "zero" ? "counts as 0" : "reward null, excluded from advantages"})`);
+    if (Object.keys(c.options).length > 0) {
+      const opts = Object.fromEntries(Object.entries(c.options).map(([k, v]) => [k, scheduled.has(`${i}.${k}`) ? `${String(v)} (scheduled)` : v]));
+      lines.push(`    options ${JSON.stringify(opts)}`);
+    }
+  });
+  lines.push(...describeSchedules(spec));
+  const agg = spec.aggregate;
+  let formula: string;
+  if (agg.type === "weighted-sum" || agg.type === "gated") {
+    const counted = spec.components.filter((c, i) => c.weight !== 0 || scheduled.has(`${i}.weight`));
+    formula = counted.map((c) => `${num(c.weight)}·${c.name}${c.gate !== undefined ? `[if ${spec.components[c.gate]!.name} passes]` : ""}`).join(" + ") || "0";
+  } else formula = agg.describe;
+  const unscorable = spec.onUnscorable === "zero" ? "counts as 0" : "reward null, excluded from advantages";
+  lines.push(`reward = ${formula}  (${agg.type}; unscorable → ${unscorable})`);
   lines.push(`advantage: ${spec.advantage.estimator.name} ${JSON.stringify(spec.advantage.options)} — ${spec.advantage.estimator.summary}`);
   return lines.join("\n");
 }
 
-/** `rewardkit check <spec>`: validate a spec and print what it computes. */
+/**
+ * Values of every scheduled option at each step: `{steps, values: {"components.<name>.<option>": [...]}}`.
+ * A performance schedule shows its start value, or with a state the values it moved to.
+ */
+export function scheduleTable(spec: CompiledSpec, steps: readonly number[], state?: Parameters<ScheduleRuntime["restore"]>[0]): { steps: number[]; values: Record<string, number[]> } {
+  const rt = new ScheduleRuntime(spec);
+  if (state) rt.restore(state);
+  return { steps: [...steps], values: rt.table(steps) };
+}
+
+interface CheckOpts {
+  json?: boolean;
+  steps?: string;
+  state?: string;
+}
+
+/** `rewardkit check <spec>`: validate a spec and print what it computes; `--steps` prints scheduled values. */
 export function registerCheck(program: Command): void {
   program
     .command("check")
     .description("validate a reward spec and print what it will compute")
-    .argument("<spec>", "reward spec (YAML or JSON)")
-    .option("--json", "print the normalized spec as JSON")
-    .action((path: string, o: { json?: boolean }) => {
+    .argument("<spec>", "reward spec (YAML or JSON), or an OpenAI grader JSON")
+    .option("--json", "print the normalized spec (or, with --steps, the scheduled values) as JSON")
+    .option("--steps <list>", "print every scheduled option's value at these steps, e.g. 0,50,100")
+    .option("--state <file>", "performance-schedule state to show values from (as saved by score --state)")
+    .action((path: string, o: CheckOpts) => {
       const spec = loadSpec(path);
+      if (o.steps !== undefined) {
+        const steps = parseSteps(o.steps);
+        const state = o.state !== undefined ? readStateFile(o.state) : undefined;
+        const t = scheduleTable(spec, steps, state);
+        if (o.json) process.stdout.write(JSON.stringify(t) + "\n");
+        else {
+          const rows = [["option \\ step", ...steps.map(num)], ...Object.entries(t.values).map(([p, vs]) => [p, ...vs.map(num)])];
+          process.stdout.write((Object.keys(t.values).length > 0 ? table(rows) : `spec ${spec.name} has no schedules`) + "\n");
+        }
+        return;
+      }
       process.stdout.write(o.json ? JSON.stringify({ ...spec.plain, hash: spec.hash }, null, 2) + "\n" : describeSpec(spec) + "\n");
     });
 }

@@ -7,6 +7,7 @@ import { formatProblem } from "../../spec/errors.js";
 import { loadSpec } from "../../spec/load.js";
 import { createProgress } from "../progress.js";
 import { collect, intOption } from "../options.js";
+import { readStateFile, writeStateFile } from "../state.js";
 
 interface ScoreOpts {
   spec: string;
@@ -18,6 +19,7 @@ interface ScoreOpts {
   strict?: boolean;
   concurrency?: number;
   quiet?: boolean;
+  state?: string;
 }
 
 /** `rewardkit score <file|-> --spec <spec>`: the main job. */
@@ -34,12 +36,15 @@ export function registerScore(program: Command): void {
     .option("--label-component <name>", "component compared with --label (default: the first)")
     .option("--strict", "stop at the first malformed line (default: report, count and skip it)")
     .option("--concurrency <n>", "worker threads for slow verifiers (default: CPU count)", intOption)
+    .option("--state <file>", "performance-schedule state: resumed from the file when it exists, saved to it at the end")
     .option("-q, --quiet", "no progress bar, no summary table")
     .action(async (input: string, o: ScoreOpts) => {
       const spec = loadSpec(o.spec);
       const progress = createProgress("scoring", !o.quiet);
       let problems = 0;
+      const scheduleState = o.state !== undefined ? readStateFile(o.state) : undefined;
       const summary = await scoreFile(spec, {
+        ...(scheduleState ? { scheduleState } : {}),
         input,
         ...(o.output !== undefined ? { output: o.output } : {}),
         map: parseFieldMap(o.map),
@@ -51,6 +56,7 @@ export function registerScore(program: Command): void {
           if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
         },
         onProgress: (n) => progress.update(n),
+        ...(o.state !== undefined ? { onScheduleState: (st) => writeStateFile(o.state!, st) } : {}),
       });
       progress.stop();
       if (problems > 20) process.stderr.write(`… ${problems - 20} more malformed lines skipped\n`);
