@@ -1,0 +1,185 @@
+/**
+ * Reward-server benchmark: rollouts/s and request latency (p50/p99) over loopback HTTP at batch 1 and 256,
+ * with the bundled math spec and a format-only spec, against a baseline measured in the same run (the same
+ * rollouts scored in-process with `scoreBatch`, no HTTP). Then a long format-only run (default 1 M rollouts)
+ * with the server's RSS before and after.
+ *
+ * Run:  npm run build && npm run bench:server            (from the repository root)
+ * Options (env): BENCH_SECONDS=5 (per cell), BENCH_TOTAL=1000000 (rollouts in the RSS run; 0 skips it).
+ *
+ * The server runs as its own process (`bin/rewardkit.js serve`); this process is the load generator: keep-alive
+ * `http` connections, a fixed number of requests in flight, bodies built by string concatenation so every
+ * completion is unique (no verdict-cache hits: the cold, pessimistic case).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { scoreBatch } from "../dist/engine/batch.js";
+import { createScorer } from "../dist/engine/scorer.js";
+import { loadSpec } from "../dist/spec/load.js";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const TOTAL = Number(process.env.BENCH_TOTAL ?? 1_000_000);
+let rssLine = "";
+
+const rows = readFileSync(join(ROOT, "examples/data/math-rollouts.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l));
+
+const dir = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
+const formatSpec = join(dir, "format.yaml");
+writeFileSync(formatSpec, "name: format-only\ncomponents:\n  - name: format\n    type: think-format\n");
+const SPECS = { math: join(ROOT, "examples/math.yaml"), "format-only": formatSpec };
+
+/** A rollout's JSON with `@N@` where the unique suffix goes (half of them in think format). */
+function templates(spec) {
+  return rows.map((r, i) => {
+    const completion = spec === "format-only" && i % 2 === 0 ? `<think>\n${r.completion}\n</think>\nFinal answer: ${r.reference}` : r.completion;
+    return JSON.stringify({ id: "@I@", group: r.group, prompt: r.prompt, completion: completion + "\n@N@", reference: r.reference });
+  });
+}
+
+let nonce = 0;
+function body(tpls, batch) {
+  const parts = new Array(batch);
+  for (let i = 0; i < batch; i++) {
+    const n = nonce++;
+    parts[i] = tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", `[${n}]`);
+  }
+  return `{"rollouts":[${parts.join(",")}]}`;
+}
+
+function startServer(specPath) {
+  const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", specPath, "--port", "0", "--max-queue", "1000000", "--max-rollouts", "4096"], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  return new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
+  });
+}
+
+function request(agent, port, method, path, payload) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path, agent, headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {} }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+async function rss(agent, port) {
+  const { text } = await request(agent, port, "GET", "/metrics");
+  return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)[1]);
+}
+
+/** Keeps `inflight` requests of `batch` rollouts going for `seconds` (or until `total` rollouts). */
+async function load(agent, port, tpls, batch, inflight, { seconds = Infinity, total = Infinity }) {
+  const lat = [];
+  let rollouts = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  async function worker() {
+    while (performance.now() < end && rollouts < total) {
+      const payload = body(tpls, batch);
+      const s = performance.now();
+      const r = await request(agent, port, "POST", "/v1/score", payload);
+      lat.push(performance.now() - s);
+      if (r.status === 200) rollouts += batch;
+      else errors++;
+    }
+  }
+  await Promise.all(Array.from({ length: inflight }, worker));
+  const secs = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
+  return { rate: rollouts / secs, p50: q(0.5), p99: q(0.99), errors, requests: lat.length, rollouts, secs };
+}
+
+/** The engine alone: the same rollouts scored in-process in batches with `scoreBatch`, no HTTP (the baseline). */
+async function baseline(scorer, tpls, batch, seconds) {
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < seconds * 1000) {
+    await scoreBatch(scorer, JSON.parse(body(tpls, batch)).rollouts);
+    n += batch;
+  }
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** CPU seconds (user + system, all threads) of a process so far, from /proc (Linux). */
+function cpuSeconds(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : "-");
+const table = [["spec", "batch", "in flight", "rollouts/s", "req/s", "p50 ms", "p99 ms", "server CPU µs/rollout", "engine alone rollouts/s", "server / engine", "errors"]];
+
+for (const [name, specPath] of Object.entries(SPECS)) {
+  const tpls = templates(name);
+  const { child, port } = await startServer(specPath);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const scorer = createScorer(loadSpec(specPath));
+  try {
+    await load(agent, port, tpls, 64, 4, { seconds: 1 }); // warm-up: JIT, workers, CAS load
+    await baseline(scorer, tpls, 64, 1);
+    for (const [batch, inflight] of [[1, 16], [256, 4]]) {
+      const c0 = cpuSeconds(child.pid);
+      const r = await load(agent, port, tpls, batch, inflight, { seconds: SECONDS });
+      const cpu = cpuSeconds(child.pid) - c0;
+      const base = await baseline(scorer, tpls, batch, Math.min(SECONDS, 3));
+      table.push([name, String(batch), String(inflight), fmt(r.rate), fmt(r.requests / r.secs), fmt(r.p50, 2), fmt(r.p99, 2), fmt((cpu / r.rollouts) * 1e6, 1), fmt(base), fmt(r.rate / base, 2), String(r.errors)]);
+      process.stderr.write(`${name} batch ${batch}: ${fmt(r.rate)} rollouts/s\n`);
+    }
+    if (name === "format-only" && TOTAL > 0) {
+      // RSS every 10 % of the run: the verdict cache (100 000 entries by default) fills first, then memory must stay flat
+      const marks = [await rss(agent, port)];
+      const c0 = cpuSeconds(child.pid);
+      const t0 = performance.now();
+      let done = 0;
+      let errors = 0;
+      const lat = [];
+      while (done < TOTAL) {
+        const r = await load(agent, port, tpls, 256, 4, { total: Math.ceil(TOTAL / 10) });
+        done += r.rollouts;
+        errors += r.errors;
+        lat.push(r.p50);
+        marks.push(await rss(agent, port));
+      }
+      const cpu = cpuSeconds(child.pid) - c0;
+      const secs = (performance.now() - t0) / 1000;
+      table.push([`${name}, ${fmt(done)} rollouts`, "256", "4", fmt(done / secs), fmt(done / 256 / secs), fmt(lat.sort((a, b) => a - b)[lat.length >> 1], 2), "", fmt((cpu / done) * 1e6, 1), "", "", String(errors)]);
+      const mib = marks.map((x) => fmt(x / 2 ** 20, 0));
+      const cacheFull = marks[Math.min(2, marks.length - 1)];
+      rssLine = `server RSS (MiB) every ${fmt(done / (marks.length - 1))} rollouts: ${mib.join(" → ")}; after the first ${fmt((2 * done) / (marks.length - 1))} (cache full) → end: ${fmt((marks.at(-1) / cacheFull - 1) * 100, 1)} %`;
+    }
+  } finally {
+    await scorer.close();
+    agent.destroy();
+    child.kill("SIGTERM");
+  }
+}
+
+const widths = table[0].map((_, j) => Math.max(...table.map((r) => r[j].length)));
+for (const r of table) process.stdout.write(r.map((c, j) => (j < 1 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join("  ") + "\n");
+if (rssLine) process.stdout.write(rssLine + "\n");
+process.stdout.write(`machine: ${availableParallelism()} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} at the end (the load generator shares the machine)\n`);
