@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { filterOption } from "./common.js";
-import { segmentStats } from "./groups.js";
+import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const gpgOptions = z.strictObject({
@@ -18,7 +18,7 @@ export type GpgOptions = z.infer<typeof gpgOptions>;
  * A_i = α (r_i − μ_g) / f_norm. No std division.
  * @returns advantages, shape [n]; NaN where the reward is null.
  */
-export function gpg(input: AdvantageInput, o: GpgOptions): Float64Array {
+export function gpg(input: AdvantageInput, o: GpgOptions, out?: Float64Array): Float64Array {
   const { rewards, groups } = input;
   let b = 0;
   let nonzero = 0;
@@ -29,19 +29,7 @@ export function gpg(input: AdvantageInput, o: GpgOptions): Float64Array {
     if (r !== 0) nonzero++;
   }
   const alpha = b / Math.max(1, nonzero) / o.fNorm;
-  const out = new Float64Array(rewards.length).fill(NaN);
-  for (let g = 0; g < groups.count; g++) {
-    const start = groups.offsets[g]!;
-    const end = groups.offsets[g + 1]!;
-    const { n, mean } = segmentStats(rewards, groups.order, start, end);
-    for (let k = start; k < end; k++) {
-      const i = groups.order[k]!;
-      const r = rewards[i]!;
-      if (r !== r) continue;
-      out[i] = n === 1 ? (o.singleton === "raw" ? alpha * r : 0) : alpha * (r - mean);
-    }
-  }
-  return out;
+  return centerScale(rewards, groups, 0, false, 0, alpha, o.singleton === "raw" ? (r) => alpha * r : () => 0, out);
 }
 
 export const gpgEstimator: EstimatorDefinition<GpgOptions> = {

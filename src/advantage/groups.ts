@@ -9,6 +9,8 @@ export interface GroupIndex {
   offsets: Int32Array;
   /** Number of groups. */
   count: number;
+  /** True when `order` is the identity (each group's rollouts are already contiguous, in order): estimators skip the indirection. */
+  identity?: boolean;
 }
 
 /**
@@ -29,8 +31,13 @@ export function buildGroupIndex(groupIds: ArrayLike<number>): GroupIndex {
   for (let k = 0; k < g; k++) offsets[k + 1]! += offsets[k]!;
   const fill = offsets.slice(0, g);
   const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[fill[groupIds[i]!]!++] = i;
-  return { order, offsets, count: g };
+  let identity = true;
+  for (let i = 0; i < n; i++) {
+    const at = fill[groupIds[i]!]!++;
+    order[at] = i;
+    if (at !== i) identity = false;
+  }
+  return { order, offsets, count: g, identity };
 }
 
 /** Maps string group keys to dense ids in order of first appearance. */

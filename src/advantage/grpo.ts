@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { filterOption, singletonOption } from "./common.js";
+import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const grpoOptions = z.strictObject({
@@ -43,11 +44,18 @@ export type GrpoOptions = z.infer<typeof grpoOptions>;
  *
  * Example (verl): rewards [1, 0, 0, 1] → μ 0.5, unbiased σ 0.57735 → [0.866024, −0.866024, −0.866024, 0.866024].
  * @param input rewards shape [n] (NaN = null), groups over the n positions.
+ * @param out optional output buffer, shape [n] (mean baseline only).
  * @returns advantages, shape [n].
  */
-export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
+export function grpo(input: AdvantageInput, o: GrpoOptions, out?: Float64Array): Float64Array {
   const { rewards, groups } = input;
-  const out = new Float64Array(rewards.length).fill(NaN);
+  if (o.baseline === "mean") {
+    // one kernel for the common case; with a mean baseline σ > 0 in every non-flat group, so `epsilonWhere` cannot matter
+    const eps = o.epsilon;
+    const single = o.singleton === "zero" ? () => 0 : o.singleton === "raw" || o.std === "none" ? (r: number) => r : (r: number) => r / (1 + eps);
+    return centerScale(rewards, groups, o.std === "none" ? 0 : 2, o.std === "unbiased", eps, 1, single, out);
+  }
+  const res = new Float64Array(rewards.length).fill(NaN);
   const { order, offsets } = groups;
   const noStd = o.std === "none";
   const unbiased = o.std === "unbiased";
@@ -77,7 +85,7 @@ export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
         const i = order[k]!;
         const r = rewards[i]!;
         if (r !== r) continue;
-        out[i] = o.singleton === "zero" ? 0 : o.singleton === "raw" || noStd ? r : r / (1 + eps);
+        res[i] = o.singleton === "zero" ? 0 : o.singleton === "raw" || noStd ? r : r / (1 + eps);
       }
       continue;
     }
@@ -85,7 +93,7 @@ export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
       // zero variance: exactly 0 (the peers' (r − μ)/ε is 0 up to the rounding of μ)
       for (let k = start; k < end; k++) {
         const i = order[k]!;
-        if (rewards[i]! === rewards[i]!) out[i] = 0;
+        if (rewards[i]! === rewards[i]!) res[i] = 0;
       }
       continue;
     }
@@ -107,11 +115,11 @@ export function grpo(input: AdvantageInput, o: GrpoOptions): Float64Array {
       const b = loo ? (sum - r) / (n - 1) : mean;
       if (others) {
         const std = othersStd(rewards, order, start, end, i, b, n - 1, unbiased);
-        out[i] = guard && !(std > 0) ? r - b : (r - b) / (std + eps);
-      } else out[i] = (r - b) * scale;
+        res[i] = guard && !(std > 0) ? r - b : (r - b) / (std + eps);
+      } else res[i] = (r - b) * scale;
     }
   }
-  return out;
+  return res;
 }
 
 /**

@@ -15,9 +15,9 @@ import type { EstimatorDefinition } from "./types.js";
 function withFilter(def: EstimatorDefinition<unknown>): EstimatorDefinition<unknown> {
   return {
     ...def,
-    compute(input, options) {
+    compute(input, options, out) {
       const filter = (options as { filter?: string } | undefined)?.filter;
-      return def.compute(filter === "zero_variance" ? dropZeroVariance(input).input : input, options);
+      return def.compute(filter === "zero_variance" ? dropZeroVariance(input).input : input, options, out);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { filterOption, requireInputs, whitenInPlace } from "./common.js";
-import { segmentStats } from "./groups.js";
+import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const reinforcePpBaselineOptions = z.strictObject({
@@ -33,21 +33,9 @@ export type ReinforcePpBaselineOptions = z.infer<typeof reinforcePpBaselineOptio
  * @param input rewards shape [n]; `lengths` shape [n] with `whiten: token`.
  * @returns advantages, shape [n]; NaN where the reward is null.
  */
-export function reinforcePpBaseline(input: AdvantageInput, o: ReinforcePpBaselineOptions): Float64Array {
+export function reinforcePpBaseline(input: AdvantageInput, o: ReinforcePpBaselineOptions, out?: Float64Array): Float64Array {
   if (o.whiten === "token") requireInputs("reinforce_pp_baseline", input, ["lengths"]);
-  const { rewards, groups } = input;
-  const x = new Float64Array(rewards.length).fill(NaN);
-  for (let g = 0; g < groups.count; g++) {
-    const start = groups.offsets[g]!;
-    const end = groups.offsets[g + 1]!;
-    const { n, mean } = segmentStats(rewards, groups.order, start, end);
-    for (let k = start; k < end; k++) {
-      const i = groups.order[k]!;
-      const r = rewards[i]!;
-      if (r !== r) continue;
-      x[i] = n === 1 ? (o.singleton === "raw" ? r : 0) : r - mean;
-    }
-  }
+  const x = centerScale(input.rewards, input.groups, 0, false, 0, 1, o.singleton === "raw" ? (r) => r : () => 0, out);
   whitenInPlace(x, o, o.whiten === "token" ? input.lengths : undefined);
   return x;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { filterOption } from "./common.js";
-import { segmentStats } from "./groups.js";
+import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const rlooOptions = z.strictObject({
@@ -17,21 +17,8 @@ export type RlooOptions = z.infer<typeof rlooOptions>;
  * Example: rewards [1, 0, 0, 1] → mean 0.5 → [0.666667, −0.666667, −0.666667, 0.666667].
  * @returns advantages, shape [n]; NaN where the reward is null.
  */
-export function rloo(input: AdvantageInput, o: RlooOptions): Float64Array {
-  const { rewards, groups } = input;
-  const out = new Float64Array(rewards.length).fill(NaN);
-  for (let g = 0; g < groups.count; g++) {
-    const start = groups.offsets[g]!;
-    const end = groups.offsets[g + 1]!;
-    const { n, mean } = segmentStats(rewards, groups.order, start, end);
-    for (let k = start; k < end; k++) {
-      const i = groups.order[k]!;
-      const r = rewards[i]!;
-      if (Number.isNaN(r)) continue;
-      out[i] = n === 1 ? (o.singleton === "raw" ? r : 0) : (n / (n - 1)) * (r - mean);
-    }
-  }
-  return out;
+export function rloo(input: AdvantageInput, o: RlooOptions, out?: Float64Array): Float64Array {
+  return centerScale(input.rewards, input.groups, 1, false, 0, 1, o.singleton === "raw" ? (r) => r : () => 0, out);
 }
 
 export const rlooEstimator: EstimatorDefinition<RlooOptions> = {

@@ -27,6 +27,10 @@ export interface EstimatorDefinition<O = unknown> {
   options: z.ZodType<O>;
   /** Inputs beyond rewards and groups that `compute` reads (absent: none). */
   needs?: readonly EstimatorNeed[];
-  /** Returns one advantage per rollout, shape [n]; NaN where the reward is null. Pure. */
-  compute(input: AdvantageInput, options: O): Float64Array;
+  /**
+   * Returns one advantage per rollout, shape [n]; NaN where the reward is null. Pure. `out` (optional, length n):
+   * a buffer the single-reward estimators may write into and return instead of allocating (numpy's `out=`); the
+   * others ignore it. Either way, use the returned array.
+   */
+  compute(input: AdvantageInput, options: O, out?: Float64Array): Float64Array;
 }
