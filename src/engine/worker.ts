@@ -1,6 +1,7 @@
 /**
  * Worker-thread entry of the verifier pool. Instantiates the spec's worker-isolated components once per
  * thread (from plain data in `workerData`), then answers tasks `{component, input}` with a ComponentResult.
+ * Each task stamps its slot of the shared `startedAt` array first: the deadline counts from there.
  * A task of a component with scheduled options also carries `options` and their `key`: the instance for those
  * options is made on first use and kept in a small per-thread LRU (a ramp gives one instance per distinct value).
  * The main thread enforces the deadline by terminating this thread; nothing here needs to cooperate.
@@ -12,6 +13,7 @@ import type { ComponentResult } from "../core/types.js";
 import { LruCache } from "./cache.js";
 import type { WorkerComponent } from "./pool.js";
 
+const { startedAt } = workerData as { startedAt: BigInt64Array };
 const types = new Map<number, string>();
 const fns = new Map<number, VerifyFn>();
 for (const c of (workerData as { components: WorkerComponent[] }).components) {
@@ -23,7 +25,8 @@ for (const c of (workerData as { components: WorkerComponent[] }).components) {
 const stepped = new LruCache<VerifyFn>(64);
 
 /** Runs one component on one rollout. */
-export default async function run(task: { component: number; input: VerifierInput; options?: Record<string, unknown>; key?: string }): Promise<ComponentResult> {
+export default async function run(task: { component: number; input: VerifierInput; slot: number; options?: Record<string, unknown>; key?: string }): Promise<ComponentResult> {
+  Atomics.store(startedAt, task.slot, BigInt(Date.now())); // the deadline counts from here
   if (task.options !== undefined) {
     const k = `${task.component}\u0000${task.key}`;
     let fn = stepped.get(k);
