@@ -82,21 +82,18 @@ export interface WhitenOptions {
 export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float64Array): void {
   let w = 0;
   let sum = 0;
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i]!;
-    if (Number.isNaN(v)) continue;
-    const wi = weights ? weights[i]! : 1;
-    w += wi;
-    sum += wi * v;
-  }
-  if (w === 0) return;
   let lo = Infinity;
   let hi = -Infinity;
   for (let i = 0; i < x.length; i++) {
     const v = x[i]!;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
+    if (v !== v) continue;
+    const wi = weights ? weights[i]! : 1;
+    w += wi;
+    sum += wi * v;
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
   }
+  if (w === 0) return;
   if (!(hi > lo)) {
     // all values equal: exactly 0 (no spread to whiten)
     for (let i = 0; i < x.length; i++) if (!Number.isNaN(x[i]!)) x[i] = 0;

@@ -26,15 +26,19 @@ export function centerScale(
     const end = offsets[g + 1]!;
     let x0 = NaN;
     for (let k = start; k < end && x0 !== x0; k++) x0 = rewards[id ? k : order[k]!]!;
+    // one pass: count, shifted sum and shifted sum of squares (shift x0 keeps the cancellation harmless)
     let m = 0;
     let sum = 0;
+    let sq = 0;
     let varied = 0;
     for (let k = start; k < end; k++) {
       const v = rewards[id ? k : order[k]!]!;
       if (v === v) {
+        const d = v - x0;
         m++;
-        sum += v;
-        varied |= +(v !== x0);
+        sum += d;
+        sq += d * d;
+        varied |= +(d !== 0);
       }
     }
     if (m < 2 || varied === 0) {
@@ -45,15 +49,12 @@ export function centerScale(
       }
       continue;
     }
-    const mean = sum / m;
+    const dm = sum / m;
+    const mean = x0 + dm;
     let scale = factor;
     if (mode === 1) scale = (factor * m) / (m - 1);
     else if (mode === 2) {
-      let m2 = 0;
-      for (let k = start; k < end; k++) {
-        const v = rewards[id ? k : order[k]!]!;
-        if (v === v) m2 += (v - mean) * (v - mean);
-      }
+      const m2 = Math.max(0, sq - sum * dm);
       scale = factor / (Math.sqrt(m2 / (unbiased ? m - 1 : m)) + eps);
     }
     for (let k = start; k < end; k++) {
