@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { presetNames, presetOptions } from "../advantage/presets.js";
 import { estimatorNames, getEstimator } from "../advantage/registry.js";
 import { getVerifier, verifierTypes } from "../verifiers/registry.js";
+import { graderToSpec, isGraderDocument } from "../openai/import.js";
 import { compileAggregate } from "./aggregate.js";
 import { compileSchedules, extractSchedules } from "./schedules.js";
 import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
@@ -46,6 +47,12 @@ function canonical(v: unknown): string {
  */
 export function compileSpec(data: unknown, defaultName: string): { spec: CompiledSpec } | { issues: SpecIssue[] } {
   // Schedules (`weight: {schedule: linear, ...}`) are taken out first; their step-0 values stand in for them.
+  // An OpenAI grader JSON (detected by its `type`) is converted to a spec first; issues point into the grader.
+  if (isGraderDocument(data)) {
+    const g = graderToSpec(data);
+    if ("issues" in g) return g;
+    data = g.data;
+  }
   const pre = extractSchedules(data);
   if ("issues" in pre) return pre;
   const parsed = specSchema.safeParse(pre.data);

@@ -18,6 +18,8 @@ import { levenshteinVerifier } from "./text/levenshtein.js";
 import { fuzzyVerifier } from "./text/fuzzy.js";
 import { bleuVerifier } from "./text/bleu.js";
 import { rougeVerifiers } from "./text/rouge.js";
+import { iouVerifier } from "./geometry/iou.js";
+import { openaiGraderVerifier } from "../openai/grader-verifier.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -44,6 +46,8 @@ const BUILTIN: VerifierDefinition<never>[] = [
   fuzzyVerifier,
   bleuVerifier,
   ...rougeVerifiers,
+  iouVerifier,
+  openaiGraderVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
