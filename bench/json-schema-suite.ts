@@ -12,7 +12,8 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { compileSchema, DIALECTS } from "../src/verifiers/structured/schema-compiler.js";
+import { DIALECTS } from "../src/verifiers/structured/dialects.js";
+import { compileSchema } from "../src/verifiers/structured/schema-compiler.js";
 
 interface Row {
   id: string;

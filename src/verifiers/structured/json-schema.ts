@@ -4,8 +4,13 @@ import type { ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { extractOption, findJson } from "./extract-json.js";
 import type { JsonFound } from "./extract-json.js";
-import { DIALECTS, compileSchema, loadFormats, refusedUri } from "./schema-compiler.js";
+import { DIALECTS } from "./dialects.js";
+import type * as SchemaCompiler from "./schema-compiler.js";
 import type { CompiledSchema } from "./schema-compiler.js";
+
+// The validator (~170 ms to import) loads on first use, so workers of specs without `json-schema` start fast.
+let compiler: Promise<typeof SchemaCompiler> | undefined;
+const loadCompiler = (): Promise<typeof SchemaCompiler> => (compiler ??= import("./schema-compiler.js"));
 
 const jsonSchemaValue = z.union([z.boolean(), z.record(z.string(), z.unknown())]);
 
@@ -56,6 +61,12 @@ function lru<V>(size: number) {
   };
 }
 
+/** The URI of a refused reference in whatever the compiler threw (see `RefusedRefError`). */
+function refusedUriOf(e: unknown): string | undefined {
+  const m = /reference to (\S+) refused/.exec(String((e as Error)?.message ?? e));
+  return m ? m[1] : undefined;
+}
+
 /** `unscorable` for a JSON search that found nothing usable, else `undefined`. */
 export function jsonProblem(found: JsonFound): ComponentResult | undefined {
   if (found.kind === "none") return unscorable("no_json");
@@ -91,16 +102,18 @@ export const jsonSchemaVerifier: VerifierDefinition<JsonSchemaOptions> = {
   create(o) {
     const cache = lru<Promise<Compiled>>(o.cacheSize);
     const dialect = DIALECTS[o.defaultDialect];
-    const ready = o.assertFormat ? loadFormats() : Promise.resolve();
+    const ready = loadCompiler().then((c) => (o.assertFormat ? c.loadFormats() : undefined));
 
     function compiled(schema: unknown): Promise<Compiled> {
       const key = JSON.stringify(schema);
       let p = cache.get(key);
       if (p === undefined) {
-        p = compileSchema(schema, dialect, o.remotes).then(
+        p = loadCompiler()
+          .then((c) => c.compileSchema(schema, dialect, o.remotes))
+          .then(
           (s): Compiled => ({ ok: true, schema: s }),
           (e: unknown): Compiled => {
-            const uri = refusedUri(e);
+            const uri = refusedUriOf(e);
             if (uri !== undefined) return { ok: false, result: unscorable("unresolved_ref", { uri }) };
             const err = e as Error & { output?: unknown };
             const details: Record<string, unknown> = { error: err.message ?? String(e) };

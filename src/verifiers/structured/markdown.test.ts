@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { checkMarkdown, markdownVerifier, tableCells } from "./markdown.js";
+import { checkMarkdown, loadMarkdown, markdownVerifier, tableCells } from "./markdown.js";
 import { run } from "./run.test-helper.js";
 
 const all = markdownVerifier.options.parse({});
-const problems = (t: string, o = all) => checkMarkdown(t, o).problems.map((p) => `${p.check}@${p.line}`);
+const md = await loadMarkdown();
+const problems = (t: string, o = all) => checkMarkdown(md, t, o).problems.map((p) => `${p.check}@${p.line}`);
 
 const good = ["# Report", "", "## Data", "", "| a | b |", "|---|---|", "| 1 | 2 |", "", "1. one", "2. two", "", "- x", "- y", "", "```python", "print(1)", "```", ""].join("\n");
 
@@ -31,7 +32,7 @@ describe("markdown checks (FMBench error classes)", () => {
   });
   it("required sections by heading", () => {
     const o = markdownVerifier.options.parse({ requiredSections: ["Summary", "Data"] });
-    expect(checkMarkdown(good, o).problems.map((p) => p.message)).toEqual(['missing section "Summary"']);
+    expect(checkMarkdown(md, good, o).problems.map((p) => p.message)).toEqual(['missing section "Summary"']);
   });
 });
 

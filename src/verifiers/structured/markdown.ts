@@ -1,4 +1,4 @@
-import MarkdownIt from "markdown-it";
+import type { Token } from "markdown-it";
 import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
@@ -22,7 +22,17 @@ export interface MarkdownProblem {
   message: string;
 }
 
-const md = new MarkdownIt({ html: false });
+// markdown-it (~190 ms to import) loads on first use, so workers of specs without `markdown` start fast.
+/** What the checks need of a markdown-it instance. */
+export interface MarkdownParser {
+  parse(src: string, env: object): Token[];
+}
+let parser: Promise<MarkdownParser> | undefined;
+/** The shared parser (CommonMark + GFM tables), created once per thread. */
+export function loadMarkdown(): Promise<MarkdownParser> {
+  parser ??= import("markdown-it").then((m) => new m.default({ html: false }));
+  return parser;
+}
 
 /** Cells of a pipe-table row, ignoring one leading and one trailing pipe and escaped pipes. */
 export function tableCells(line: string): number {
@@ -41,7 +51,7 @@ export function tableCells(line: string): number {
  * - `sections`: every `requiredSections` heading is present.
  * Returns the checks run and the problems found.
  */
-export function checkMarkdown(text: string, o: MarkdownOptions): { checks: MarkdownCheck[]; problems: MarkdownProblem[] } {
+export function checkMarkdown(md: MarkdownParser, text: string, o: MarkdownOptions): { checks: MarkdownCheck[]; problems: MarkdownProblem[] } {
   const tokens = md.parse(text, {});
   const lines = text.split(/\r?\n/);
   const problems: MarkdownProblem[] = [];
@@ -113,9 +123,9 @@ export const markdownVerifier: VerifierDefinition<MarkdownOptions> = {
   isolation: "worker",
   defaultTimeoutMs: 5000,
   create(o) {
-    return ({ completion }) => {
+    return async ({ completion }) => {
       if (completion.trim() === "") return unscorable("no_completion");
-      const { checks, problems } = checkMarkdown(completion, o);
+      const { checks, problems } = checkMarkdown(await loadMarkdown(), completion, o);
       const failed = [...new Set(problems.map((p) => p.check))];
       const score = checks.length === 0 ? 1 : 1 - failed.length / checks.length;
       if (failed.length === 0) return ok(1);

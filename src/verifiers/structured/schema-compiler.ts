@@ -19,17 +19,8 @@ import "@hyperjump/json-schema/draft-07";
 import "@hyperjump/json-schema/draft-06";
 import "@hyperjump/json-schema/draft-04";
 import { BASIC } from "@hyperjump/json-schema/experimental";
+import { DIALECTS } from "./dialects.js";
 import type { EvaluationPlugin } from "@hyperjump/json-schema/experimental";
-
-/** Dialect names accepted by the `defaultDialect` option, and their meta-schema URIs. */
-export const DIALECTS = {
-  "2020-12": "https://json-schema.org/draft/2020-12/schema",
-  "2019-09": "https://json-schema.org/draft/2019-09/schema",
-  "draft-07": "http://json-schema.org/draft-07/schema",
-  "draft-06": "http://json-schema.org/draft-06/schema",
-  "draft-04": "http://json-schema.org/draft-04/schema",
-} as const;
-export type DialectName = keyof typeof DIALECTS;
 
 /** A `$ref` (or `$schema`) that would need the network or the file system. */
 export class RefusedRefError extends Error {
