@@ -43,12 +43,22 @@ function templates(spec) {
   });
 }
 
+/** A letters-only tag unique to `n` (numbers in it could be read as an answer by the math extractors). */
+function tag(n) {
+  let s = "";
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return `(sample ${s})`;
+}
+
 let nonce = 0;
 function body(tpls, batch) {
   const parts = new Array(batch);
   for (let i = 0; i < batch; i++) {
     const n = nonce++;
-    parts[i] = tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", `[${n}]`);
+    parts[i] = tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", tag(n));
   }
   return `{"rollouts":[${parts.join(",")}]}`;
 }

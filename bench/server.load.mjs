@@ -10,7 +10,9 @@
  * - no response other than 200 and 429, no connection error;
  * - every 200 answer holds exactly the ids sent, in order, each with a numeric reward;
  * - every id sent was answered exactly once (nothing lost, nothing duplicated);
- * - server RSS, sampled each second from /metrics after the first 20 % of the run, stays within 20 % of its median.
+ * - server RSS, sampled each second from /metrics, stays within 20 % of its median once the bounded structures are
+ *   full (from the first sample where the verdict cache holds its capacity; the second half of the run if it never
+ *   fills): the cache and V8's heap grow to their working size first, then memory must stay flat.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -65,6 +67,16 @@ function request(method, path, payload) {
   });
 }
 
+/** A letters-only tag unique to `n` (numbers in it could be read as an answer by the math extractors). */
+function tag(n) {
+  let s = "";
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return `(sample ${s})`;
+}
+
 let nextId = 0;
 const answered = new Map(); // id → times answered
 const stats = { ok: 0, r429: 0, otherStatus: {}, connErrors: 0, mismatched: 0, rollouts: 0, lat: [] };
@@ -78,7 +90,7 @@ async function client() {
     for (let i = 0; i < BATCH; i++) {
       const n = nextId++;
       ids.push(`r${n}`);
-      parts.push(tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", `[${n}]`));
+      parts.push(tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", tag(n)));
     }
     const payload = `{"rollouts":[${parts.join(",")}]}`;
     for (;;) {
@@ -117,7 +129,7 @@ const rssSamples = [];
 const sampler = setInterval(async () => {
   try {
     const { text } = await request("GET", "/metrics");
-    rssSamples.push({ t: (performance.now() - t0) / 1000, rss: Number(/^process_resident_memory_bytes (\d+)/m.exec(text)[1]), depth: Number(/^rewardkit_queue_depth (\d+)/m.exec(text)[1]) });
+    rssSamples.push({ t: (performance.now() - t0) / 1000, rss: Number(/^process_resident_memory_bytes (\d+)/m.exec(text)[1]), heap: Number(/^nodejs_heap_used_bytes (\d+)/m.exec(text)[1]), cache: Number(/^rewardkit_cache_entries (\d+)/m.exec(text)[1]), depth: Number(/^rewardkit_queue_depth (\d+)/m.exec(text)[1]) });
   } catch {
     /* counted by the clients */
   }
@@ -141,7 +153,10 @@ for (let n = 0; n < sent; n++) {
   if (k > 1) dup++;
 }
 // ids of batches abandoned because of a connection error or a non-429 failure are lost too: they count above
-const steady = rssSamples.filter((s) => s.t >= SECONDS * 0.2).map((s) => s.rss);
+const cacheCap = Math.max(0, ...rssSamples.map((s) => s.cache));
+const fullAt = rssSamples.find((s) => s.cache >= cacheCap && cacheCap >= 100_000)?.t;
+const from = fullAt ?? SECONDS / 2;
+const steady = rssSamples.filter((s) => s.t >= from).map((s) => s.rss);
 const sorted = [...steady].sort((x, y) => x - y);
 const median = sorted[sorted.length >> 1] ?? NaN;
 const spread = steady.length ? Math.max(...steady.map((x) => Math.abs(x / median - 1))) : NaN;
@@ -154,7 +169,8 @@ console.log(`200: ${stats.ok} requests, ${stats.rollouts} rollouts (${(stats.rol
 console.log(`429: ${stats.r429}; other statuses: ${JSON.stringify(stats.otherStatus)}; connection errors: ${stats.connErrors}; answers with wrong ids: ${stats.mismatched}`);
 console.log(`ids sent ${sent}, lost ${lost}, duplicated ${dup}`);
 console.log(`RSS MiB (1 s samples): ${rssSamples.map((s) => mib(s.rss)).join(" ")}`);
-console.log(`RSS after the first 20 %: median ${mib(median)} MiB, max deviation ${(spread * 100).toFixed(1)} %; max queue depth ${Math.max(0, ...rssSamples.map((s) => s.depth))}`);
+console.log(`main-thread heap used MiB: ${rssSamples.map((s) => mib(s.heap)).join(" ")}`);
+console.log(`RSS from ${from.toFixed(0)} s (${fullAt === undefined ? "second half: the cache never filled" : "verdict cache full"}) to the end: median ${mib(median)} MiB, max deviation ${(spread * 100).toFixed(1)} %; max queue depth ${Math.max(0, ...rssSamples.map((s) => s.depth))}`);
 console.log(`server metrics: ${metrics.split("\n").filter((l) => /^rewardkit_(rollouts_scored_total|cache_hit_ratio|rollout_deadline_exceeded_total) /.test(l)).join("; ")}; exit code ${code}`);
 
 const failures = [];

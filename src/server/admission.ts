@@ -17,6 +17,11 @@ export class Admission {
     return this.pending;
   }
 
+  /** No room for even one more rollout: a request can be refused before its body is read. */
+  get full(): boolean {
+    return this.pending >= this.capacity;
+  }
+
   /** Admits `n` rollouts if they fit. Call {@link release} with the same `n` when they are answered. */
   tryAcquire(n: number): boolean {
     if (this.pending + n > this.capacity) return false;

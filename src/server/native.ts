@@ -56,10 +56,13 @@ export function rolloutsOf(ctx: ServerContext, c: Context, body: unknown): { rol
   return { rollouts: rs };
 }
 
-/** 429 with `Retry-After` when `n` rollouts do not fit in the queue; undefined when admitted. */
-export function admit(ctx: ServerContext, c: Context, n: number): Response | undefined {
-  if (n === 0 || ctx.admission.tryAcquire(n)) return undefined;
-  const s = ctx.admission.retryAfter(n);
+/**
+ * 429 with `Retry-After` when `n` rollouts do not fit in the queue; undefined when admitted. With `n` undefined,
+ * only checks for a full queue (before the body is read: under overload, refusing costs no parsing).
+ */
+export function admit(ctx: ServerContext, c: Context, n?: number): Response | undefined {
+  if (n === undefined ? !ctx.admission.full : n === 0 || ctx.admission.tryAcquire(n)) return undefined;
+  const s = ctx.admission.retryAfter(n ?? 1);
   return errorResponse(c, 429, "overloaded", `queue full (${ctx.admission.depth}/${ctx.admission.capacity} rollouts pending); retry after ${s} s`, { "Retry-After": String(s) });
 }
 
@@ -73,6 +76,8 @@ function stripDetails(components: Record<string, ComponentResult>): Record<strin
 export function scoreHandler(ctx: ServerContext) {
   return async (c: Context): Promise<Response> => {
     const t0 = performance.now();
+    const full = admit(ctx, c);
+    if (full) return full;
     const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);

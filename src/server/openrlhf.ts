@@ -97,6 +97,8 @@ export function stripQuery(query: string, prompt: string | null | undefined, end
 export function getRewardHandler(ctx: ServerContext) {
   const endTokens = [...END_TOKENS, ...ctx.options.endTokens];
   return async (c: Context): Promise<Response> => {
+    const full = admit(ctx, c);
+    if (full) return full;
     const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const b = body.value;
