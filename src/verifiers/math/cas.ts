@@ -48,10 +48,22 @@ function ce(): ComputeEngine {
 
 /**
  * Inputs the engine could spend unbounded time or memory on (it has no deadline of its own): power
- * towers three levels deep, exponents above 10 000, factorials of numbers above 5 000.
+ * towers three levels deep, exponents above 10 000, factorials of numbers above 5 000, answers longer
+ * than {@link CAS_MAX_CHARS} characters or nested deeper than {@link CAS_MAX_DEPTH} brackets (a
+ * 500-term polynomial or `\sin(\sin(…))` sixty deep takes the engine seconds to minutes; real answers
+ * are below 100 characters). Sums and products with huge bounds are NOT refused here: they are left to
+ * the worker deadline (`timeout`).
  * @returns true when the CAS must not be asked (the verdict is `undecidable`).
  */
 export function tooHeavy(latex: string): boolean {
+  if (latex.length > CAS_MAX_CHARS) return true;
+  let nest = 0;
+  for (let i = 0; i < latex.length; i++) {
+    const c = latex.charCodeAt(i);
+    if (c === 123 || c === 40 || c === 91) {
+      if (++nest > CAS_MAX_DEPTH) return true;
+    } else if (c === 125 || c === 41 || c === 93) nest--;
+  }
   // Depth of nested exponents: `^` inside the exponent group of another `^`.
   const stack: number[] = []; // for each open brace: exponent depth inside it
   let depth = 0;
@@ -75,8 +87,14 @@ export function tooHeavy(latex: string): boolean {
   }
   for (const m of latex.matchAll(/\^\s*\{?\s*-?(\d+)/g)) if (Number(m[1]) > 10_000) return true;
   for (const m of latex.matchAll(/(\d+)\s*\}?\s*!/g)) if (Number(m[1]) > 5_000) return true;
+  for (const m of latex.matchAll(/\\[dt]?binom\s*\{?\s*(\d+)/g)) if (Number(m[1]) > 5_000) return true;
   return false;
 }
+
+/** Longest answer handed to the CAS (characters). */
+export const CAS_MAX_CHARS = 600;
+/** Deepest bracket nesting handed to the CAS. */
+export const CAS_MAX_DEPTH = 16;
 
 /** Deterministic PRNG (mulberry32); a fixed seed gives the same sample points on every run. */
 function prng(seed: number): () => number {

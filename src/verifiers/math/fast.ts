@@ -73,6 +73,8 @@ const sub = (a: Rational, b: Rational): Rational => rat(a.n * b.d - b.n * a.d, a
 const mul = (a: Rational, b: Rational): Rational => rat(a.n * b.n, a.d * b.d);
 const div = (a: Rational, b: Rational): Rational => rat(a.n * b.d, a.d * b.n);
 
+const NUMBER_RE = /(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d{1,6}))?/y;
+
 class Parser {
   private i = 0;
   constructor(
@@ -230,7 +232,8 @@ class Parser {
   }
 
   private number(): Rational {
-    const m = /^(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d{1,6}))?/.exec(this.s.slice(this.i));
+    NUMBER_RE.lastIndex = this.i;
+    const m = NUMBER_RE.exec(this.s);
     if (!m || m[0] === "" || m[0] === "." || (m[1] === "" && !m[2])) throw new FastError("unsupported");
     this.i += m[0].length;
     const intPart = m[1] ?? "";

@@ -51,6 +51,15 @@ const BARE_UNITS =
   "people|students|pounds?|lbs?|kg|grams?|g|liters?|ounces?|oz|gallons?";
 const TRAILING_UNIT_RE = new RegExp(`^(.*[\\d}])\\s+(?:${BARE_UNITS})(?:\\s*\\^\\s*\\{?[23]\\}?)?$`, "i");
 
+/** Drops trailing `[\s.;,]` and leading `[\s,;]` (a loop, not a `+$` regex, which is quadratic). */
+function trimPunctuation(s: string): string {
+  let end = s.length;
+  while (end > 0 && " \t\n\r.;,".includes(s[end - 1] as string)) end--;
+  let start = 0;
+  while (start < end && " \t\n\r,;".includes(s[start] as string)) start++;
+  return s.slice(start, end);
+}
+
 function unicodeToLatex(s: string): string {
   let t = s;
   for (const [re, rep] of UNICODE) t = t.replace(re, rep);
@@ -92,7 +101,8 @@ function unbox(s: string): string {
  * @example normalizeAnswer("\\text{Monday}") // { s: "Monday", text: true }
  */
 export function normalizeAnswer(input: string): Normalized {
-  let s = unicodeToLatex(input).trim();
+  // Runs of whitespace collapse first: later patterns then never backtrack over long blank runs.
+  let s = unicodeToLatex(input).replace(/\s+/g, " ").trim();
   s = unbox(s);
   // Math delimiters anywhere (answers are short; `$` is also the dollar sign, dropped either way).
   s = s.replace(/\\[()[\]]/g, " ").replace(/\\\$/g, " ").replace(/\$/g, " ");
@@ -146,7 +156,7 @@ export function normalizeAnswer(input: string): Normalized {
     const u = TRAILING_UNIT_RE.exec(s);
     if (u && u[1] !== undefined) s = u[1];
   }
-  s = s.replace(/[\s.;,]+$/g, "").replace(/^[\s,;]+/, "");
+  s = trimPunctuation(s);
   // A lone integer with comma thousands separators; `1, 2` (space) is a list and `(1,2)` a tuple.
   if (/^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*%?$/.test(s)) s = s.replace(/,/g, "");
   // Whitespace is significant only between two letters (`\cot x`, `4:30 p.m.` keeps nothing else).
