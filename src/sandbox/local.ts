@@ -59,18 +59,32 @@ function systemMounts(): string[] {
   return args;
 }
 
-/** Writes the harness and the task into a fresh run directory; returns its paths. */
-function prepareRun(language: Language, task: HarnessTask, limits: SandboxLimits, nonce: string, owner: number | undefined): { root: string; input: string; work: string } {
+/**
+ * Writes the harness and the task into a fresh host directory (mounted read-only). With `work`, also creates the
+ * program's working directory there, owned by `owner` (`sandbox: none` only: under bubblewrap the working
+ * directory is a private, size-limited tmpfs, so nothing the program writes touches the host's disk).
+ */
+function prepareRun(language: Language, task: HarnessTask, limits: SandboxLimits, nonce: string, owner: number | undefined, work: boolean): { root: string; input: string; work: string } {
   const root = mkdtempSync(join(tmpdir(), "rewardkit-run-"));
   chmodSync(root, 0o755);
   const input = join(root, "in");
-  const work = join(root, "work");
   mkdirSync(input, { mode: 0o755 });
-  mkdirSync(work, { mode: 0o700 });
-  if (owner !== undefined) chownSync(work, owner, owner);
+  const workDir = join(root, "work");
+  if (work) {
+    mkdirSync(workDir, { mode: 0o700 });
+    if (owner !== undefined) chownSync(workDir, owner, owner);
+  }
   writeFileSync(join(input, HARNESS[language].file), HARNESS[language].source, { mode: 0o644 });
   writeFileSync(join(input, "task.json"), JSON.stringify({ ...task, nonce, testTimeoutMs: limits.testTimeoutMs, outputLimit: limits.outputLimitBytes }), { mode: 0o644 });
-  return { root, input, work };
+  return { root, input, work: workDir };
+}
+
+/**
+ * Kills every process of a slot uid (`kill -KILL -1` as that uid: it may signal exactly its own processes).
+ * Run after a run that did not end cleanly, so nothing of it survives into the slot's next run.
+ */
+async function killUid(uid: number): Promise<void> {
+  await runProcess(["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/kill", "-KILL", "-1"], { PATH: "/usr/bin:/bin" }, 5000, 1024);
 }
 
 function isRoot(): boolean {
@@ -109,8 +123,9 @@ export interface LocalOptions {
  *
  * The sandbox has no network (`--unshare-all`: a fresh, empty network namespace), its own PID namespace (it
  * dies with its first process: `--die-with-parent`, and the host kills the process group at the deadline),
- * read-only `/usr` and nothing else of the host: no /home, /root, /work or project, a private `/tmp`, and the
- * run directory as the only writable host path. Without root the runs use the invoking user (no per-slot uid;
+ * read-only `/usr` and nothing else of the host: no /home, /root, /work or project. The only writable places
+ * are two private tmpfs mounts, `/sandbox` (the working directory) and `/tmp`, each capped at 4 × `maxFileMb`;
+ * the root is read-only. Nothing the program writes reaches the host's file system. Without root the runs use the invoking user (no per-slot uid;
  * `--nproc` then counts all of that user's processes, so it is raised by 4096).
  */
 export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend {
@@ -121,7 +136,7 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
       return pool.run(async (slot) => {
         const uid = root ? o.uidBase + slot : undefined;
         const nonce = randomBytes(12).toString("hex");
-        const dir = prepareRun(language, task, limits, nonce, uid);
+        const dir = prepareRun(language, task, limits, nonce, uid, !o.isolate);
         try {
           const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
           const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
@@ -129,13 +144,16 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
           let argv: string[];
           if (o.isolate) {
             const setenv = Object.entries(env).flatMap(([k, v]) => ["--setenv", k, v]);
-            const bwrap = ["/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", ...systemMounts(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir.input, INPUT, "--bind", dir.work, WORK, "--chdir", WORK, "--hostname", "sandbox", "--clearenv", ...setenv];
+            // Private tmpfs mounts, each capped (tmpfs pages are host memory that RLIMIT_AS does not count).
+            const tmpfs = ["--size", String(4 * Math.max(1, limits.maxFileMb) * 1024 * 1024), "--perms", "1777", "--tmpfs"];
+            const bwrap = ["/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", ...systemMounts(), "--dev", "/dev", "--proc", "/proc", ...tmpfs, "/tmp", ...tmpfs, WORK, "--ro-bind", dir.input, INPUT, "--remount-ro", "/", "--chdir", WORK, "--hostname", "sandbox", "--clearenv", ...setenv];
             argv = [...drop, ...prlimitArgs(limits, nproc), ...bwrap, ...interpreterArgs(language, limits, `${INPUT}/${HARNESS[language].file}`, `${INPUT}/task.json`)];
           } else {
             argv = [...drop, ...prlimitArgs(limits, nproc), "/usr/bin/env", "-C", dir.work, ...interpreterArgs(language, limits, join(dir.input, HARNESS[language].file), join(dir.input, "task.json"))];
           }
           // Start-up (namespaces, interpreter) is not the program's time: allow one extra second on the wall clock.
           const end = await runProcess(argv, env, limits.runTimeoutMs + 1000, limits.outputLimitBytes);
+          if (uid !== undefined && (end.timedOut || end.exitCode !== 0)) await killUid(uid);
           return parseReport(nonce, end);
         } finally {
           rmSync(dir.root, { recursive: true, force: true });

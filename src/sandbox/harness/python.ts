@@ -11,6 +11,7 @@ export const PYTHON_HARNESS = String.raw`# rewardkit code harness (Python). Runs
 # test's status as one line "<nonce> <json>" on the original stdout. The program's own stdout goes to a
 # capped in-memory sink (or /dev/null at the file-descriptor level), so it cannot flood the report.
 import ast, base64, io, json, math, os, signal, sys, time
+from collections import Counter, OrderedDict
 
 _write = os.write
 _dumps = json.dumps
@@ -46,12 +47,40 @@ class _Sink(io.TextIOBase):
         return "".join(self.parts)
 
 
-_LITERAL_NAMES = {"nan": float("nan"), "inf": float("inf"), "set": set, "frozenset": frozenset, "True": True, "False": False, "None": None}
+_LITERAL_NAMES = {"nan": float("nan"), "inf": float("inf"), "set": set, "frozenset": frozenset, "Counter": Counter, "OrderedDict": OrderedDict}
 
 
 def _literal(text):
     """A Python literal as written by repr(): tuples, sets, dicts, bytes, complex, nan and inf included."""
     return eval(compile(text, "<case>", "eval"), {"__builtins__": {}}, dict(_LITERAL_NAMES))
+
+
+def _decode(v):
+    """JSON value to Python value: the tagged objects {"$tuple": [...]}, {"$set": [...]}, {"$frozenset": [...]},
+    {"$float": "nan"}, {"$int": "123"}, {"$dict": [[k, v], ...]}, {"$bytes": "<base64>"}, {"$complex": [re, im]}."""
+    if isinstance(v, list):
+        return [_decode(x) for x in v]
+    if isinstance(v, dict):
+        if len(v) == 1:
+            k, x = next(iter(v.items()))
+            if k == "$tuple":
+                return tuple(_decode(y) for y in x)
+            if k == "$set":
+                return set(_decode(y) for y in x)
+            if k == "$frozenset":
+                return frozenset(_decode(y) for y in x)
+            if k == "$float":
+                return float(x)
+            if k == "$int":
+                return int(x)
+            if k == "$dict":
+                return {_decode(a): _decode(b) for a, b in x}
+            if k == "$bytes":
+                return base64.b64decode(x)
+            if k == "$complex":
+                return complex(x[0], x[1])
+        return {k: _decode(x) for k, x in v.items()}
+    return v
 
 
 def _is_number(v):
@@ -172,8 +201,8 @@ class Harness:
             return self.fail_all(len(cases), "runtime_error", "entry point %r is not defined" % self.task["entryPoint"])
         for i, case in enumerate(cases):
             try:
-                args = _literal(case["input"]) if python else case["input"]
-                exp = _literal(case["output"]) if python else case["output"]
+                args = _literal(case["input"]) if python else _decode(case["input"])
+                exp = _literal(case["output"]) if python else _decode(case["output"])
             except Exception as e:
                 self.report(i, "sandbox_error", "bad case: %s" % e)
                 continue

@@ -1,0 +1,68 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { SandboxPool } from "./pool.js";
+import { sandboxFusionBackend } from "./sandboxfusion.js";
+import type { HarnessTask } from "./types.js";
+import { DEFAULT_LIMITS } from "./types.js";
+
+const task: HarnessTask = {
+  kind: "call",
+  program: "def add(a, b):\n    return a + b if a < 5 else 0\n",
+  entryPoint: "add",
+  cases: [
+    { input: [1, 2], output: 3 },
+    { input: [5, 5], output: 10 },
+  ],
+};
+
+/** A stand-in SandboxFusion: checks the request like the server's pydantic model would, runs the code with python3 (trusted test code). */
+function fakeServer(requests: Record<string, unknown>[], reply?: (body: Record<string, unknown>) => unknown): typeof fetch {
+  return (async (url: string | URL | Request, init?: RequestInit) => {
+    expect(String(url)).toBe("http://sf.example:8080/run_code");
+    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+    requests.push(body);
+    if (reply) {
+      const r = reply(body);
+      if (r instanceof Response) return r;
+      return new Response(JSON.stringify(r), { status: 200 });
+    }
+    const p = spawnSync("/usr/bin/python3", ["-c", String(body.code)], { encoding: "utf8", env: { PATH: "/usr/bin", PYTHONHASHSEED: "0" } });
+    return new Response(JSON.stringify({ status: p.status === 0 ? "Success" : "Failed", message: "", run_result: { status: "Finished", return_code: p.status, stdout: p.stdout, stderr: p.stderr, execution_time: 0.01 } }), { status: 200 });
+  }) as typeof fetch;
+}
+
+describe("SandboxFusion backend", () => {
+  it("sends the harness with the task embedded as one /run_code request and reads per-test statuses", async () => {
+    const requests: Record<string, unknown>[] = [];
+    const backend = sandboxFusionBackend(new SandboxPool(1), { url: "http://sf.example:8080/", fetch: fakeServer(requests) });
+    const r = await backend.run("python", task, DEFAULT_LIMITS);
+    expect(r.sandboxError).toBeUndefined();
+    expect(r.statuses).toEqual(["pass", "fail"]);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ language: "python", run_timeout: DEFAULT_LIMITS.runTimeoutMs / 1000, memory_limit_MB: DEFAULT_LIMITS.memoryMb, files: {}, fetch_files: [] });
+  });
+
+  it("retries on 504 only, then reports SandboxError / HTTP failures as sandbox errors", async () => {
+    let calls = 0;
+    const flaky = sandboxFusionBackend(new SandboxPool(1), {
+      url: "http://sf.example:8080",
+      fetch: fakeServer([], () => (++calls < 3 ? new Response("gateway", { status: 504 }) : { status: "SandboxError", message: "runner crashed", run_result: null })),
+    });
+    const r = await flaky.run("python", task, DEFAULT_LIMITS);
+    expect(calls).toBe(3);
+    expect(r.sandboxError).toMatch(/runner crashed/);
+    const down = sandboxFusionBackend(new SandboxPool(1), { url: "http://sf.example:8080", fetch: fakeServer([], () => new Response("no", { status: 500 })) });
+    expect((await down.run("python", task, DEFAULT_LIMITS)).sandboxError).toMatch(/HTTP 500/);
+  });
+
+  it("TimeLimitExceeded: tests without a report are timeouts", async () => {
+    const backend = sandboxFusionBackend(new SandboxPool(1), {
+      url: "http://sf.example:8080",
+      fetch: fakeServer([], (body) => {
+        const nonce = /"nonce": ?"([0-9a-f]+)"/.exec(Buffer.from(/_EMBEDDED = "([^"]+)"/.exec(String(body.code))![1]!, "base64").toString())![1];
+        return { status: "Failed", run_result: { status: "TimeLimitExceeded", return_code: null, stdout: `${nonce} {"ready": 2}\n${nonce} {"t": 0, "s": "pass"}\n`, stderr: "" } };
+      }),
+    });
+    expect((await backend.run("python", task, DEFAULT_LIMITS)).statuses).toEqual(["pass", "timeout"]);
+  });
+});

@@ -1,0 +1,204 @@
+// Containment tests for the code sandbox: each hostile program is contained AND reported with the right status.
+// They need bubblewrap (Debian package `bubblewrap`, installed by .ci/run); without it they skip and say why.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ComponentResult, Rollout } from "../src/core/types.js";
+import { probeBwrap } from "../src/sandbox/local.js";
+import { codeVerifier } from "../src/verifiers/code/index.js";
+import { ROOT, tmp } from "./helpers.js";
+
+const unavailable = await probeBwrap();
+if (unavailable) console.log(`code sandbox containment tests skipped: ${unavailable}`);
+
+const UID_BASE = 61_000;
+const verify = codeVerifier.create(codeVerifier.options.parse({ testTimeoutMs: 1500, runTimeoutMs: 4000, memoryMb: 512, outputLimitBytes: 65_536 }));
+
+/** Scores `body` as the body of `def f(x)`, called once with 1; the test passes when f returns `expected`. */
+async function run(code: string, expected: unknown = "contained"): Promise<{ r: ComponentResult; ms: number }> {
+  const started = performance.now();
+  const reference = { kind: "call", entryPoint: "f", cases: [{ input: [1], output: expected }] };
+  const r = await verify({ completion: "```python\n" + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+  return { r, ms: performance.now() - started };
+}
+
+const statuses = (r: ComponentResult): Record<string, number> => (r.details?.statuses ?? {}) as Record<string, number>;
+
+/** Live (non-zombie) processes on this machine owned by a sandbox slot uid. */
+function liveSandboxProcesses(): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+      if (uid >= UID_BASE && uid < UID_BASE + 1024 && !/^State:\s+Z/m.test(status)) found.push(`${pid} (uid ${uid}): ${/^Name:\s+(.*)$/m.exec(status)?.[1]}`);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/** Sandbox processes still alive half a second after a run returned (the kernel tears namespaces down asynchronously). */
+async function sandboxProcesses(): Promise<string[]> {
+  for (let i = 0; i < 10 && liveSandboxProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  return liveSandboxProcesses();
+}
+
+describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap)", () => {
+  afterAll(async () => {
+    expect(await sandboxProcesses()).toEqual([]);
+  });
+
+  it("a well-behaved program passes (baseline)", async () => {
+    const { r } = await run("def f(x):\n    return 'contained'");
+    expect(r).toMatchObject({ status: "ok", score: 1 });
+  });
+
+  it("infinite loop: timeout, stopped at the test limit", async () => {
+    const { r, ms } = await run("def f(x):\n    while True:\n        pass");
+    expect(r.status).toBe("ok");
+    expect(r.score).toBe(0);
+    expect(statuses(r)).toEqual({ timeout: 1 });
+    expect(ms).toBeLessThan(4000);
+  });
+
+  it("infinite loop in C code (no bytecode boundary): the run deadline kills the process group", async () => {
+    const { r, ms } = await run("def f(x):\n    return sum(range(10**12))");
+    expect(statuses(r)).toEqual({ timeout: 1 });
+    expect(ms).toBeLessThan(4000 + 3000);
+  });
+
+  it("fork bomb: bounded by the slot uid's process limit, killed at the deadline, nothing left behind", async () => {
+    const { r, ms } = await run("import os\ndef f(x):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass");
+    expect(r.status).toBe("ok");
+    expect(r.score).toBe(0);
+    expect(statuses(r)).toEqual({ timeout: 1 });
+    expect(ms).toBeLessThan(4000 + 3000);
+    expect(await sandboxProcesses()).toEqual([]);
+  });
+
+  it("memory blow-up: memory_limit (not a crash), under the address-space limit", async () => {
+    const { r } = await run("def f(x):\n    hog = []\n    while True:\n        hog.append(bytearray(16 << 20))");
+    expect(r.status).toBe("ok");
+    expect(statuses(r)).toEqual({ memory_limit: 1 });
+    const big = await run("def f(x):\n    return len(bytearray(8 << 30))");
+    expect(statuses(big.r)).toEqual({ memory_limit: 1 });
+  });
+
+  it("1 GB of output: dropped past the limit, the run still scores", async () => {
+    const code = [
+      "import os, sys",
+      "def f(x):",
+      "    chunk = 'x' * (1 << 20)",
+      "    for _ in range(512):",
+      "        print(chunk)",
+      "    b = b'y' * (1 << 20)",
+      "    for _ in range(512):",
+      "        os.write(1, b)",
+      "        os.write(2, b) if _ < 64 else None",
+      "    return 'contained'",
+    ].join("\n");
+    const { r } = await run(code);
+    expect(r).toMatchObject({ status: "ok", score: 1 });
+  });
+
+  it("writing outside the run directory: the host file system is untouched", async () => {
+    const dir = tmp();
+    const marker = join(dir, "escaped");
+    const project = join(ROOT, "escaped-from-sandbox");
+    const code = [
+      "import os",
+      "def f(x):",
+      "    wrote = []",
+      `    for p in [${JSON.stringify(marker)}, ${JSON.stringify(project)}, '/usr/escaped', '/etc/escaped', '/escaped']:`,
+      "        try:",
+      "            open(p, 'w').write('escaped')",
+      "            wrote.append(p)",
+      "        except OSError:",
+      "            pass",
+      "    open('inside.txt', 'w').write('ok')  # the run directory is writable",
+      "    return 'contained' if not [p for p in wrote if not p.startswith('/tmp')] else wrote",
+    ].join("\n");
+    const { r } = await run(code);
+    expect(r).toMatchObject({ status: "ok", score: 1 });
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(project)).toBe(false);
+  });
+
+  it("reading the project's files or the engine's environment: not visible", async () => {
+    process.env.REWARDKIT_TEST_SECRET = "s3cret-value";
+    const code = [
+      "import os",
+      "def f(x):",
+      "    seen = []",
+      `    for p in [${JSON.stringify(join(ROOT, "package.json"))}, '/root/.bashrc', '/home', '/work', '/proc/1/environ']:`,
+      "        try:",
+      "            data = open(p, 'rb').read() if not p in ('/home', '/work') else os.listdir(p)",
+      "            if p != '/proc/1/environ' or b's3cret' in data:",
+      "                seen.append(p)",
+      "        except OSError:",
+      "            pass",
+      "    if any('s3cret' in v for v in os.environ.values()):",
+      "        seen.append('environ')",
+      "    return 'contained' if not seen else seen",
+    ].join("\n");
+    const { r } = await run(code);
+    delete process.env.REWARDKIT_TEST_SECRET;
+    expect(r.details?.failures).toBeUndefined();
+    expect(r).toMatchObject({ status: "ok", score: 1 });
+  });
+
+  describe("network", () => {
+    let port = 0;
+    let connections = 0;
+    const server = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it("a TCP connection to a port the test listens on is refused; no connection arrives", async () => {
+      const code = [
+        "import socket",
+        "def f(x):",
+        "    try:",
+        `        socket.create_connection(('127.0.0.1', ${port}), timeout=1)`,
+        "        return 'connected'",
+        "    except OSError:",
+        "        return 'contained'",
+      ].join("\n");
+      const { r } = await run(code);
+      expect(r).toMatchObject({ status: "ok", score: 1 });
+      expect(connections).toBe(0);
+    });
+  });
+
+  it("a child process that outlives the deadline is killed with the sandbox", async () => {
+    const code = [
+      "import subprocess, time",
+      "def f(x):",
+      "    subprocess.Popen(['/usr/bin/python3', '-c', 'import time\\nwhile True: time.sleep(0.1)'], start_new_session=True)",
+      "    subprocess.Popen(['/usr/bin/sleep', '600'])",
+      "    time.sleep(60)",
+    ].join("\n");
+    const { r, ms } = await run(code);
+    expect(statuses(r)).toEqual({ timeout: 1 });
+    expect(ms).toBeLessThan(4000 + 3000);
+    expect(await sandboxProcesses()).toEqual([]);
+  });
+
+  it("a program that defines nothing and exits early is scored 0 with status ok", async () => {
+    const { r } = await run("import os\nos._exit(0)");
+    expect(r.status).toBe("ok");
+    expect(r.score).toBe(0);
+    expect(statuses(r)).toEqual({ runtime_error: 1 });
+  });
+});
