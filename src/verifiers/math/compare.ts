@@ -135,7 +135,7 @@ function expandPm(s: string, depth: number): Node[] {
 // Special scalar shapes
 
 const CHOICE_RE = /^\(?([A-E])\)?$/;
-const PRED_CHOICE_RE = /^\(?([A-Ea-e])\)?(?:[\s:.)].*)?$/;
+const PRED_CHOICE_RE = /^(?:\(([A-Ea-e])\).*|([A-Ea-e])(?:[\s:.)].*)?)$/;
 const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])?\.?\s*(?:m\.?)?$/i;
 const HOUR_RE = /^(\d{1,2})\s*([ap])\.?\s*m\.?$/i;
 const RATIO_RE = /^(\d+):(\d+)$/;
@@ -272,7 +272,7 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
   const gc = CHOICE_RE.exec(gold);
   if (gc) {
     const pc = PRED_CHOICE_RE.exec(pred);
-    return { outcome: pc !== null && (pc[1] ?? "").toUpperCase() === gc[1], method: "string" };
+    return { outcome: pc !== null && (pc[1] ?? pc[2] ?? "").toUpperCase() === gc[1], method: "string" };
   }
   // A bare choice letter against a gold without letters.
   if (CHOICE_RE.test(pred) && !/[a-zA-Z]/.test(gold)) return { outcome: false, method: "string" };

@@ -134,7 +134,7 @@ export function normalizeAnswer(input: string): Normalized {
       const c = inner.trim();
       if (c === "") return " ";
       if (/^(?:and|or|,)$/i.test(c)) return ",";
-      if (/^[a-zA-Z]$/.test(c) || /^[\d.,\s+-]+$/.test(c)) return ` ${c} `;
+      if (/^[a-zA-Z]$/.test(c) || /^\([A-E]\)$/.test(c) || /^[\d.,\s+-]+$/.test(c)) return ` ${c} `;
       if (c === "%") return "%";
       if (/^[ap]\.?\s*m\.?$/i.test(c)) return ` ${c} `; // 4:30 \text{ p.m.}
       return " "; // a unit or a word after a value
