@@ -34,3 +34,6 @@ export { scoreBatch } from "./engine/batch.js";
 export type { BatchScore } from "./engine/batch.js";
 export type { ScorerStats } from "./engine/scorer.js";
 export { UserError } from "./core/errors.js";
+export * as advantage from "./advantage/index.js";
+export { advantages } from "./advantage/index.js";
+export { AdvantageBatch, rolloutLength } from "./engine/advantage-batch.js";

@@ -1,6 +1,5 @@
-import { computeAdvantages } from "../advantage/compute.js";
-import { GroupIds } from "../advantage/groups.js";
 import type { Rollout } from "../core/types.js";
+import { AdvantageBatch } from "./advantage-batch.js";
 import type { RolloutScore, Scorer } from "./scorer.js";
 
 /** Scores of a batch in input order, with advantages computed over the groups present in the batch. */
@@ -17,9 +16,7 @@ export interface BatchScore {
  */
 export async function scoreBatch(scorer: Scorer, rollouts: readonly Rollout[]): Promise<BatchScore> {
   const scores = await Promise.all(rollouts.map((r) => scorer.score(r)));
-  const groups = new GroupIds();
-  const groupIds = rollouts.map((r) => groups.idOf(r.group));
-  const rewards = Float64Array.from(scores, (s) => s.reward ?? NaN);
-  const { estimator, options } = scorer.spec.advantage;
-  return { scores, advantages: computeAdvantages(estimator, options, rewards, groupIds) };
+  const batch = new AdvantageBatch(scorer.spec);
+  rollouts.forEach((r, i) => batch.add(r, scores[i]!.results, scores[i]!.reward));
+  return { scores, advantages: batch.compute().advantages };
 }

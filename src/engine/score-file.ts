@@ -1,6 +1,5 @@
-import { computeAdvantages, nullable } from "../advantage/compute.js";
+import { nullable } from "../advantage/compute.js";
 import { UserError } from "../core/errors.js";
-import { GroupIds } from "../advantage/groups.js";
 import { passes } from "../compose/reward.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { AgreementBuilder } from "../diagnostics/agreement.js";
@@ -14,6 +13,7 @@ import { Spill } from "../io/spill.js";
 import type { Problem } from "../spec/errors.js";
 import type { ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
+import { AdvantageBatch } from "./advantage-batch.js";
 import { mapOrdered } from "./ordered.js";
 import { createScorer } from "./scorer.js";
 
@@ -74,9 +74,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   if (labelIdx < 0) throw new UserError(`--label-component ${o.labelComponent}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`);
   const agreement = o.labelField ? new AgreementBuilder(o.labelField, spec.components[labelIdx]!.name) : undefined;
   const summary = new SummaryBuilder(spec);
-  const groups = new GroupIds();
-  const rewards: number[] = [];
-  const groupIds: number[] = [];
+  const batch = new AdvantageBatch(spec);
   let malformed = 0;
   const spill = new Spill();
   const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
@@ -119,8 +117,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       ({ rollout }) => scorer.score(rollout),
       async ({ results, reward }, { rollout, record }) => {
         summary.add(results, reward);
-        rewards.push(reward ?? NaN);
-        groupIds.push(groups.idOf(rollout.group));
+        batch.add(rollout, results, reward);
         if (agreement) {
           const r = results[labelIdx]!;
           agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx), {
@@ -138,16 +135,14 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         out.components = componentsRecord(spec, results);
         delete out.advantage; // appended in pass two
         await spill.write(JSON.stringify(out));
-        o.onProgress?.(rewards.length);
+        o.onProgress?.(batch.rewards.length);
       },
     );
     o.onScheduleState?.(scorer.snapshot());
     } finally {
       await scorer.close();
     }
-    const rewardArr = Float64Array.from(rewards);
-    const groupArr = Int32Array.from(groupIds);
-    const adv = computeAdvantages(spec.advantage.estimator, spec.advantage.options, rewardArr, groupArr);
+    const { rewards: rewardArr, groupIds: groupArr, advantages: adv } = batch.compute();
     const writer = openLineWriter(o.output);
     let k = 0;
     for await (const { text } of spill.read()) {
