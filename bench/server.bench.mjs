@@ -179,8 +179,10 @@ for (const [name, specPath] of Object.entries(SPECS)) {
       const secs = (performance.now() - t0) / 1000;
       table.push([`${name}, ${fmt(done)} rollouts`, "256", "4", fmt(done / secs), fmt(done / 256 / secs), fmt(lat.sort((a, b) => a - b)[lat.length >> 1], 2), "", fmt((cpu / done) * 1e6, 1), "", "", String(errors)]);
       const mib = marks.map((x) => fmt(x / 2 ** 20, 0));
-      const cacheFull = marks[Math.min(2, marks.length - 1)];
-      rssLine = `server RSS (MiB) every ${fmt(done / (marks.length - 1))} rollouts: ${mib.join(" → ")}; after the first ${fmt((2 * done) / (marks.length - 1))} (cache full) → end: ${fmt((marks.at(-1) / cacheFull - 1) * 100, 1)} %`;
+      const steady = marks.slice(Math.min(2, marks.length - 1)); // the verdict cache (100 000) is full by the 2nd mark
+      const lo = Math.min(...steady);
+      const hi = Math.max(...steady);
+      rssLine = `server RSS (MiB) every ${fmt(done / (marks.length - 1))} rollouts: ${mib.join(" → ")}; once the verdict cache is full: ${fmt(lo / 2 ** 20, 0)} … ${fmt(hi / 2 ** 20, 0)} MiB`;
     }
   } finally {
     await scorer.close();
