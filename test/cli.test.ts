@@ -217,3 +217,38 @@ describe("rewardkit advantages", () => {
     expect(cli(["advantages", join(dir, "in.jsonl"), "--estimator", "ppo"]).code).toBe(1);
   });
 });
+
+describe("multi-component advantages through rewardkit score", () => {
+  it("gdpo defaults to the counting components with the spec's weights", () => {
+    const dir = tmp();
+    const rows = [
+      { id: "a", group: "g", completion: "\\boxed{1} ok", reference: "1" },
+      { id: "b", group: "g", completion: "\\boxed{1}", reference: "1" },
+      { id: "c", group: "g", completion: "\\boxed{2} ok", reference: "1" },
+      { id: "d", group: "g", completion: "\\boxed{2}", reference: "1" },
+      { id: "e", group: "h", completion: "\\boxed{3} ok", reference: "3" },
+      { id: "f", group: "h", completion: "\\boxed{4}", reference: "3" },
+    ];
+    writeFileSync(join(dir, "in.jsonl"), rows.map((x) => JSON.stringify(x)).join("\n"));
+    writeFileSync(
+      join(dir, "s.yaml"),
+      "components:\n  - {name: accuracy, type: math}\n  - {name: polite, type: contains, value: ok, weight: 0.5}\n  - {name: format, type: think-format, weight: 0}\nadvantage: {estimator: gdpo, preset: verl}\n",
+    );
+    const r = cli(["score", join(dir, "in.jsonl"), "--spec", join(dir, "s.yaml"), "-q"]);
+    expect(r.stderr).toBe("");
+    const got = r.stdout.trim().split("\n").map((l) => JSON.parse(l).advantage as number);
+    // by hand: per component (r − μ_g)/(σ_unbiased + 1e-6) within each group, x = 1·A_acc + 0.5·A_polite,
+    // then batch whitening (x − mean)/sqrt(var_unbiased + 1e-8); the weight-0 format component is left out
+    const norm = (v: number[]) => {
+      const m = v.reduce((a, b) => a + b, 0) / v.length;
+      const s = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
+      return v.map((x) => (x - m) / (s + 1e-6));
+    };
+    const acc = [...norm([1, 1, 0, 0]), ...norm([1, 0])];
+    const pol = [...norm([1, 0, 1, 0]), ...norm([1, 0])];
+    const x = acc.map((a, i) => a + 0.5 * pol[i]!);
+    const m = x.reduce((a, b) => a + b, 0) / x.length;
+    const v = x.reduce((a, b) => a + (b - m) ** 2, 0) / (x.length - 1);
+    x.forEach((xi, i) => expect(got[i]).toBeCloseTo((xi - m) / Math.sqrt(v + 1e-8), 9));
+  });
+});

@@ -1,4 +1,5 @@
 import type { Summary } from "./summary.js";
+import { formatAdvantageDiagnostics } from "./advantages.js";
 import { formatConcentration } from "./concentration.js";
 
 function pct(x: number | null): string {
@@ -28,6 +29,7 @@ export function formatSummary(s: Summary): string {
   lines.push(
     `groups: ${s.groups.count}  singletons ${s.groups.singletons}  zero-variance ${pct(s.groups.zeroVarianceFraction)}  advantage: ${s.advantage.estimator} (null ${s.advantage.nullCount})`,
   );
+  if (s.advantage.diagnostics) lines.push(`advantages: ${formatAdvantageDiagnostics(s.advantage.diagnostics)}`);
   if (s.concentration) lines.push(...formatConcentration(s.concentration));
   if (s.label) {
     const l = s.label;

@@ -3,6 +3,7 @@ import type { CompiledSpec } from "../spec/types.js";
 import { buildGroupIndex, segmentStats } from "../advantage/groups.js";
 import { RunningStats, round6 } from "./stats.js";
 import type { LabelAgreement } from "./agreement.js";
+import type { AdvantageDiagnostics } from "./advantages.js";
 import { ConcentrationCollector } from "./concentration.js";
 import type { ComponentConcentration } from "./concentration.js";
 
@@ -36,7 +37,8 @@ export interface Summary {
     /** Share of groups with ≥ 2 non-null rewards whose rewards are all equal (no learning signal under GRPO). */
     zeroVarianceFraction: number | null;
   };
-  advantage: { estimator: string; nullCount: number };
+  /** The estimator, how many advantages are null, and the run's advantage diagnostics (ESS, zero share, collapse, correlations). */
+  advantage: { estimator: string; nullCount: number; diagnostics?: AdvantageDiagnostics };
   label?: LabelAgreement;
   /** Posterior-concentration check per `likelihood` component (RLCPR); absent without one. */
   concentration?: Record<string, ComponentConcentration>;
@@ -79,7 +81,15 @@ export class SummaryBuilder {
    * @param groupIds dense group id per rollout, shape [n].
    * @param advantages advantage per rollout (NaN = null), shape [n].
    */
-  finish(args: { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; malformed: number; elapsedSeconds: number; label?: LabelAgreement }): Summary {
+  finish(args: {
+    rewards: Float64Array;
+    groupIds: Int32Array;
+    advantages: Float64Array;
+    malformed: number;
+    elapsedSeconds: number;
+    label?: LabelAgreement;
+    advantageDiagnostics?: AdvantageDiagnostics;
+  }): Summary {
     const gi = buildGroupIndex(args.groupIds);
     let singletons = 0;
     let multi = 0;
@@ -118,7 +128,11 @@ export class SummaryBuilder {
       },
       components,
       groups: { count: gi.count, singletons, zeroVarianceFraction: multi > 0 ? round6(zeroVar / multi) : null },
-      advantage: { estimator: this.spec.advantage.estimator.name, nullCount: args.advantages.reduce((k, a) => k + (Number.isNaN(a) ? 1 : 0), 0) },
+      advantage: {
+        estimator: this.spec.advantage.estimator.name,
+        nullCount: args.advantages.reduce((k, a) => k + (Number.isNaN(a) ? 1 : 0), 0),
+        ...(args.advantageDiagnostics ? { diagnostics: args.advantageDiagnostics } : {}),
+      },
       elapsedSeconds: round6(args.elapsedSeconds)!,
       rolloutsPerSecond: args.elapsedSeconds > 0 ? Math.round(this.count / args.elapsedSeconds) : 0,
     };

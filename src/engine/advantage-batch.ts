@@ -1,5 +1,7 @@
 import { computeAdvantages } from "../advantage/compute.js";
-import { GroupIds } from "../advantage/groups.js";
+import { buildGroupIndex, GroupIds } from "../advantage/groups.js";
+import { advantageDiagnostics } from "../diagnostics/advantages.js";
+import type { AdvantageDiagnostics } from "../diagnostics/advantages.js";
 import type { AdvantageInput } from "../advantage/types.js";
 import { completionText } from "../core/completion.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
@@ -17,9 +19,14 @@ export function rolloutLength(rollout: Rollout): number {
 }
 
 /**
- * Collects, rollout by rollout, what the spec's advantage estimator reads — reward, dense group id, and when
- * the estimator needs them the per-component scores (NaN = unscorable), response lengths and stratum ids —
- * then computes the advantages of the whole batch. Only numbers are kept (O(n · components) memory).
+ * Collects, rollout by rollout, what the spec's advantage estimator reads — reward, dense group id, the
+ * per-component scores (NaN = unscorable; also used by the run's advantage diagnostics), and when the estimator
+ * needs them response lengths and stratum ids — then computes the advantages of the whole batch. Only numbers
+ * are kept (O(n · components) memory).
+ *
+ * Multi-component estimators (`gdpo`, `mo_grpo` …) default, inside a spec, to the components that count in the
+ * reward (weight ≠ 0) with the spec's weights, so their advantage decomposes the reward the spec defines; the
+ * `advantage:` block's own `components` / `weights` override that.
  */
 export class AdvantageBatch {
   readonly rewards: number[] = [];
@@ -34,7 +41,7 @@ export class AdvantageBatch {
 
   constructor(private readonly spec: CompiledSpec) {
     this.needs = new Set(spec.advantage.estimator.needs ?? []);
-    this.scores = this.needs.has("components") ? spec.components.map(() => []) : [];
+    this.scores = spec.components.map(() => []);
     const key = spec.advantage.options.key;
     this.stratumKey = this.needs.has("strata") ? (typeof key === "string" ? key : "stratum") : undefined;
   }
@@ -43,7 +50,7 @@ export class AdvantageBatch {
   add(rollout: Rollout, results: readonly ComponentResult[], reward: number | null): void {
     this.rewards.push(reward ?? NaN);
     this.groupIds.push(this.groups.idOf(rollout.group));
-    if (this.scores.length > 0) results.forEach((r, k) => this.scores[k]!.push(r.score ?? NaN));
+    results.forEach((r, k) => this.scores[k]!.push(r.score ?? NaN));
     if (this.needs.has("lengths")) this.lengths.push(rolloutLength(rollout));
     if (this.stratumKey !== undefined) this.strata.push(this.strataIds.idOf(String(getPath(rollout, this.stratumKey) ?? null)));
   }
@@ -54,14 +61,26 @@ export class AdvantageBatch {
   }
 
   /** Advantages of the batch, shape [n], NaN where undefined. */
-  compute(): { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array } {
+  compute(): { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; diagnostics: AdvantageDiagnostics } {
     const rewards = Float64Array.from(this.rewards);
     const groupIds = Int32Array.from(this.groupIds);
-    const extra: Omit<AdvantageInput, "rewards" | "groups"> = {};
-    if (this.scores.length > 0) extra.components = { names: this.spec.components.map((c) => c.name), scores: this.scores.map((s) => Float64Array.from(s)) };
+    const components = { names: this.spec.components.map((c) => c.name), scores: this.scores.map((s) => Float64Array.from(s)) };
+    const extra: Omit<AdvantageInput, "rewards" | "groups"> = { components };
     if (this.needs.has("lengths")) extra.lengths = Float64Array.from(this.lengths);
     if (this.stratumKey !== undefined) extra.strata = Int32Array.from(this.strata);
-    const { estimator, options } = this.spec.advantage;
-    return { rewards, groupIds, advantages: computeAdvantages(estimator, options, rewards, groupIds, extra) };
+    const { estimator } = this.spec.advantage;
+    let options = this.spec.advantage.options;
+    if (this.needs.has("components")) {
+      const counting = this.spec.components.filter((c) => c.weight !== 0);
+      const weights = options.weights as Record<string, number> | undefined;
+      options = {
+        ...options,
+        components: options.components ?? counting.map((c) => c.name),
+        weights: weights && Object.keys(weights).length > 0 ? weights : Object.fromEntries(counting.map((c) => [c.name, c.weight])),
+      };
+    }
+    const advantages = computeAdvantages(estimator, options, rewards, groupIds, extra);
+    const diagnostics = advantageDiagnostics({ rewards, groups: buildGroupIndex(groupIds), components }, advantages);
+    return { rewards, groupIds, advantages, diagnostics };
   }
 }

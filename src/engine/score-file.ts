@@ -142,7 +142,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     } finally {
       await scorer.close();
     }
-    const { rewards: rewardArr, groupIds: groupArr, advantages: adv } = batch.compute();
+    const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics } = batch.compute();
     const writer = openLineWriter(o.output);
     let k = 0;
     for await (const { text } of spill.read()) {
@@ -153,6 +153,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       rewards: rewardArr,
       groupIds: groupArr,
       advantages: adv,
+      advantageDiagnostics: diagnostics,
       malformed,
       elapsedSeconds: (performance.now() - t0) / 1000,
       ...(agreement ? { label: agreement.finish() } : {}),
