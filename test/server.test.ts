@@ -42,6 +42,16 @@ function slowSpec(dir: string): string {
 }
 const SLOW = "a".repeat(40) + "b";
 
+/** Waits until the server reports `depth` rollouts admitted (so timing-sensitive steps do not race the load). */
+async function queueDepth(base: string, depth: number, headers: Record<string, string> = {}): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const text = await (await fetch(`${base}/metrics`, { headers })).text();
+    if (new RegExp(`^rewardkit_queue_depth ${depth}$`, "m").test(text)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`queue depth never reached ${depth}`);
+}
+
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
 
 describe("reward server, math spec", () => {
@@ -246,7 +256,7 @@ describe("reward server limits", () => {
     const t0 = performance.now();
     const first = post(base, "/v1/score", slow("a"), {});
     const second = post(base, "/v1/score", slow("b"), {});
-    await new Promise((r) => setTimeout(r, 50));
+    await queueDepth(base, 8);
     const third = await post(base, "/v1/score", slow("c"), {});
     expect(third.status).toBe(429);
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
@@ -288,7 +298,7 @@ describe("rewardkit serve (CLI process)", () => {
     expect((await fetch(`${base}/v1/spec`)).status).toBe(401);
     expect((await fetch(`${base}/v1/spec`, { headers: auth })).status).toBe(200);
     const inflight = post(base, "/v1/score", { rollouts: [0, 1].map((i) => ({ id: `s${i}`, group: "g", completion: SLOW })) }, auth);
-    await new Promise((r) => setTimeout(r, 150));
+    await queueDepth(base, 2, auth);
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     const r = await inflight;
