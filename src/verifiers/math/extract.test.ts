@@ -44,6 +44,17 @@ describe("extractAnswer", () => {
     expect(extractAnswer(t, ["answer-line", "boxed"])?.answer).toBe("4");
     expect(extractAnswer(t, ["gsm8k"])?.answer).toBe("5");
   });
+  it("reads a bare one-line answer whole (Math-Verify's unanchored answers), never a sentence or a response", () => {
+    expect(extractAnswer("42")).toEqual({ answer: "42", strategy: "whole" });
+    expect(extractAnswer("$\\frac{1}{2}$")?.answer).toBe("\\frac{1}{2}");
+    expect(extractAnswer("x = 5")?.answer).toBe("x = 5");
+    expect(extractAnswer("\\text{Monday}")?.answer).toBe("\\text{Monday}");
+    expect(extractAnswer("4:30 p.m.")?.answer).toBe("4:30 p.m");
+    expect(extractAnswer("I am not sure")).toBeNull();
+    expect(extractAnswer("First, 2 + 2 = 4.\nSo 4")).toBeNull();
+    expect(extractAnswer("7".repeat(201))).toBeNull();
+    expect(extractAnswer("42", ["boxed"])).toBeNull();
+  });
   it("returns null when nothing is found", () => {
     expect(extractAnswer("I don't know")).toBeNull();
     expect(extractAnswer("\\boxed{}")).toBeNull();

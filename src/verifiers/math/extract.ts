@@ -6,11 +6,18 @@
  * - `final-answer`: "final answer is $...$" (also "the answer is ..."), last occurrence;
  * - `answer-line`: a line starting with `Answer:` (markdown bold allowed), last occurrence;
  * - `gsm8k`: the GSM8K marker `#### 42`, last occurrence;
+ * - `whole`: the whole text, when it is a bare answer — one line of at most {@link WHOLE_MAX_CHARS} characters
+ *   and no two words in a row outside `\text{}` (`42`, `$\frac{1}{2}$`, `x = 5`, `\text{Monday}`) — as
+ *   Math-Verify reads answers without an anchor; a sentence, a longer or a multi-line text is a response, not an
+ *   answer, and yields nothing;
  * - `last-number`: the last number of the text (`1,234`, `-3.5`, `7/8`); opt-in, not in the defaults.
  */
 
 /** The extraction strategies used by default, in the default order. */
-export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k"] as const;
+export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k", "whole"] as const;
+
+/** Longest text the `whole` strategy reads as a bare answer. */
+export const WHOLE_MAX_CHARS = 200;
 
 /** Every extraction strategy: the defaults plus `last-number` (opt-in: it reads any trailing number). */
 export const ALL_EXTRACT_STRATEGIES = [...EXTRACT_STRATEGIES, "last-number"] as const;
@@ -182,6 +189,9 @@ function lastMatch(re: RegExp, text: string): RegExpExecArray | null {
 const FINAL_RE = /(?:final answer|the answer)\s*(?:is|:)\s*:?/gi;
 const ANSWER_LINE_RE = /^[ \t>*#_]*answer[ \t*_]*[:：][ \t*_]*(.+)$/gim;
 const GSM8K_RE = /####\s*([^\n]+)/g;
+/** Two words in a row (outside `\text{}` and commands): a sentence, not a bare answer. */
+const PROSE_RE = /[A-Za-z']{2,}[\s,]+[A-Za-z']{2,}/;
+const TEXT_CMD_RE = /\\(?:text|mathrm|textbf|mbox)\{[^{}]*\}/g;
 const NUMBER_RE = /-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?/g;
 
 function byStrategy(text: string, s: ExtractStrategy, pick: BoxedPick): string | null {
@@ -207,6 +217,11 @@ function byStrategy(text: string, s: ExtractStrategy, pick: BoxedPick): string |
     case "gsm8k": {
       const m = lastMatch(GSM8K_RE, text);
       return m && m[1] !== undefined ? m[1] : null;
+    }
+    case "whole": {
+      const t = text.trim();
+      // an empty or unreadable \boxed{} is an anchor that failed, not a bare answer
+      return t.length <= WHOLE_MAX_CHARS && !t.includes("\n") && !/\\(?:boxed|fbox)/.test(t) && !PROSE_RE.test(t.replace(TEXT_CMD_RE, " ").replace(/\\[A-Za-z]+/g, " ")) ? t : null;
     }
   }
 }
