@@ -1,8 +1,7 @@
-import { computeAdvantages } from "../advantage/compute.js";
-import { GroupIds } from "../advantage/groups.js";
 import { computeReward } from "../compose/reward.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { unscorable } from "../core/types.js";
+import { AdvantageBatch } from "../engine/advantage-batch.js";
 import type { RolloutScore } from "../engine/scorer.js";
 import type { ServerContext } from "./context.js";
 
@@ -66,13 +65,9 @@ export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollo
   return { scores: final, advantages: advantagesOf(ctx, rollouts, final) };
 }
 
+/** The spec's advantages over this batch's groups (components, lengths and strata for estimators that need them). */
 function advantagesOf(ctx: ServerContext, rollouts: readonly Rollout[], scores: RolloutScore[]): Float64Array {
-  const groups = new GroupIds();
-  const groupIds = rollouts.map((r) => groups.idOf(r.group));
-  const rewards = Float64Array.from(scores, (s) => s.reward ?? NaN);
-  const { estimator, options } = ctx.spec.advantage;
-  const extra = estimator.needs?.includes("components")
-    ? { components: { names: ctx.spec.components.map((c) => c.name), scores: ctx.spec.components.map((_, k) => Float64Array.from(scores, (s) => s.results[k]!.score ?? NaN)) } }
-    : {};
-  return computeAdvantages(estimator, options, rewards, groupIds, extra);
+  const batch = new AdvantageBatch(ctx.spec);
+  rollouts.forEach((r, i) => batch.add(r, scores[i]!.results, scores[i]!.reward));
+  return batch.compute().advantages;
 }
