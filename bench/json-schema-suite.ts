@@ -5,7 +5,7 @@
  * remotes added with `addSchema`), on examples/data/json-schema-suite.jsonl (draft2020-12 + draft7 required tests).
  * Prints agreement with and without the `refRemote*` files (the acceptance check skips them) and a time ratio.
  *
- * Run:  npx tsc -p tsconfig.json --noEmit false && node dist-check/bench/json-schema-suite.js
+ * Run:  npm run bench:json-schema
  * (from the repository root; `dist-check/` is git-ignored scratch output).
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
