@@ -8,12 +8,14 @@ canonical solution in a fenced Python block) and code-mutants.jsonl (one automat
 HumanEval and MBPP+ task). Expected outputs of EvalPlus inputs are computed here by running the canonical
 solution (trusted dataset code) in a child process, one per task, with PYTHONHASHSEED=0 as in the sandbox.
 Cases the canonical solution cannot answer (it raises, takes over --case-limit seconds, or returns a value
-that has no exact Python-literal form) are dropped and counted in build-code-data.log.
+that has no exact Python-literal form) are dropped and counted in build-code-data.drops.txt.
 """
 import argparse, ast, copy, gzip, hashlib, json, math, os, re, subprocess, sys, time
 
 CHILD = r'''
 import copy, json, math, sys, time, signal
+# Integers longer than the case cap cannot be kept anyway; the cap makes repr() of huge ones fail fast.
+sys.set_int_max_str_digits(8192)
 class _T(BaseException): pass
 def _alarm(*_): raise _T()
 signal.signal(signal.SIGALRM, _alarm)
@@ -29,7 +31,7 @@ def same(a, b):
     if type(a) is not type(b): return False
     if isinstance(a, float): return (math.isnan(a) and math.isnan(b)) or a == b
     if isinstance(a, (list, tuple)): return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict): return list(a.keys()) == list(b.keys()) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, dict): return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     return a == b
 out = []
 for text_in in job["inputs"]:
@@ -81,7 +83,10 @@ def to_tuples(v):
 
 def shape_inputs(inputs, contract, params):
     top, inner = tuple_params(contract or "", params)
-    cplx = {p for p in params if re.search(r"isinstance\(\s*%s\s*,[^)]*complex" % re.escape(p), contract or "")}
+    # A task whose contract speaks of complex numbers stores numbers as strings ("1j", "0"): read them back.
+    cplx = set(params) if re.search(r"isinstance\([^)]*complex", contract or "") else set()
+    # A contract with a recursive helper (def tuple_check ...) wants nested tuples all the way down.
+    deep = "def " in (contract or "")
     if not top and not inner and not cplx:
         return inputs
     shaped = []
@@ -89,13 +94,15 @@ def shape_inputs(inputs, contract, params):
         args = list(args)
         for i, p in enumerate(params[: len(args)]):
             if p in top and isinstance(args[i], list):
-                args[i] = tuple(args[i])
+                args[i] = to_tuples(args[i]) if deep else tuple(args[i])
             elif p in inner and isinstance(args[i], list):
                 args[i] = [tuple(x) if isinstance(x, list) else x for x in args[i]]
             if p in cplx and isinstance(args[i], str):
                 try:
-                    args[i] = complex(args[i])
-                except ValueError:
+                    v = ast.literal_eval(args[i])
+                    if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+                        args[i] = v
+                except (ValueError, SyntaxError):
                     pass
         shaped.append(args)
     return shaped
@@ -261,6 +268,7 @@ def mutate(code, entry, task_id):
 
 
 def main():
+    sys.set_int_max_str_digits(8192)
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "examples", "data"))
@@ -273,7 +281,7 @@ def main():
     only = set(filter(None, args.only.split(",")))
     want = lambda n: not only or n in only
     os.makedirs(args.out, exist_ok=True)
-    log = open(os.path.join(args.out, "..", "..", "scripts", "build-code-data.log"), "a" if only else "w")
+    log = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "build-code-data.drops.txt"), "a" if only else "w")
 
     def write(name, rows):
         with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:

@@ -35,6 +35,9 @@ describe("Python harness", () => {
     const near = [{ input: [1.0], output: 1.0 }];
     expect(run("python", { kind: "call", program, entryPoint: "g", cases: near })).toEqual(["fail"]);
     expect(run("python", { kind: "call", program, entryPoint: "g", cases: near, atol: 1e-6 })).toEqual(["pass"]);
+    const inf = [{ input: [{ $float: "inf" }], output: { $float: "inf" } }, { input: [{ $float: "inf" }], output: { $float: "-inf" } }];
+    expect(run("python", { kind: "call", program, entryPoint: "f", cases: inf, atol: 1e-6 })).toEqual(["pass", "fail"]);
+    expect(run("javascript", { kind: "call", program: "const f = (x) => x;", entryPoint: "f", cases: inf, atol: 1e-6 })).toEqual(["pass", "fail"]);
   });
 
   it("call/python: literals as repr() writes them", () => {

@@ -47,7 +47,9 @@ function decode(v) {
 function same(a, b, atol) {
   if (typeof a === "number" && typeof b === "number") {
     if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
-    return atol > 0 ? Math.abs(a - b) <= atol + 1e-7 * Math.abs(b) : a === b;
+    if (a === b) return true; // also Infinity === Infinity, where the difference is NaN
+    if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
+    return atol > 0 && Math.abs(a - b) <= atol + 1e-7 * Math.abs(b);
   }
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i], atol));
   if (a instanceof Set && b instanceof Set) return a.size === b.size && [...a].every((x) => b.has(x));
