@@ -80,6 +80,9 @@ const ASSIGN_RE = /^([a-zA-Z](?:_\w+|_\{\w+\})?'?|\\[a-zA-Z]+(?:_\w+)?)=(?!=)(.*
 
 function parseNode(s: string, depth = 0): Node {
   if (depth > 6) return { kind: "scalar", s };
+  // a matrix wrapped in brackets or parentheses: `\left[\begin{array}..\end{array}\right]`
+  const wrapped = /^[([](\\begin\{[\s\S]*\\end\{[a-zA-Z]+\})[)\]]$/.exec(s);
+  if (wrapped && MATRIX_RE.test(wrapped[1] ?? "")) s = wrapped[1] ?? s;
   const m = MATRIX_RE.exec(s);
   if (m) {
     const rows = splitTop((m[2] ?? "").trim(), "\\\\")
@@ -97,7 +100,8 @@ function parseNode(s: string, depth = 0): Node {
   const open = s[0] ?? "";
   const close = s[s.length - 1] ?? "";
   if ((open === "(" || open === "[") && (close === ")" || close === "]") && enclosesWhole(s)) {
-    const parts = splitTop(s.slice(1, -1), ",");
+    let parts = splitTop(s.slice(1, -1), ",");
+    if (parts.length === 1) parts = splitTop(s.slice(1, -1), ";"); // `(0;-2;6)`
     if (parts.length > 1) return { kind: "seq", open, close, items: parts.map((p) => parseNode(p.trim(), depth + 1)) };
   }
   const parts = splitTop(s, ",");
@@ -112,12 +116,30 @@ function parseNode(s: string, depth = 0): Node {
 /** Items of a comma/semicolon list; a `var=` prefix on the first item applies to the whole list. */
 function listItems(s: string): string[] {
   const items = splitTop(s, ",").flatMap((x) => splitTop(x, ";")).map((x) => x.trim()).filter((x) => x !== "");
-  const first = ASSIGN_RE.exec(items[0] ?? "");
+  const first = ASSIGN_RE.exec(items[0] ?? "") ?? nameAssignment(items[0] ?? "");
   if (first && items.slice(1).every((x) => !x.includes("="))) items[0] = first[2] ?? "";
   return items.map((x) => {
-    const a = ASSIGN_RE.exec(x);
+    const a = ASSIGN_RE.exec(x) ?? nameAssignment(x);
     return a ? (a[2] ?? "") : x;
   });
+}
+
+/**
+ * `NAME = value` where NAME is a name rather than an expression: letters, subscripts, `\frac` of names,
+ * ratios `V_1:V_2`, tuples of names `(p,q)`, no operator and no digit outside subscripts (`AB = 4`,
+ * `\frac{NO}{BO} = \frac{1}{\sqrt6}`, `(p,q) = (3,2)`; not `2x + z = 1`, `a^2 + b = 0`). Only the
+ * last `=` counts. Returns `[_, name, value]` like {@link ASSIGN_RE}, or `null`.
+ */
+function nameAssignment(s: string): [string, string, string] | null {
+  const parts = splitTop(s, "=");
+  if (parts.length !== 2) return null;
+  const name = (parts[0] ?? "").trim();
+  const value = (parts[1] ?? "").trim();
+  if (name === "" || value === "" || name.length > 40) return null;
+  const bare = name.replace(/_\{?\w+\}?/g, "").replace(/\\frac|\\overline|\\angle|[{}]/g, "");
+  if (!/^[a-zA-Z:()\s,]+$/.test(bare) || !/[a-zA-Z]/.test(bare)) return null;
+  if (/\(/.test(bare) && !/^\([a-zA-Z\s,]+\)$/.test(bare)) return null; // f(x) = ... is an equation of functions
+  return [s, name, value];
 }
 
 /** `a \pm b` → [`a+b`, `a-b`] (first occurrence, recursively); `\mp` likewise. */
@@ -188,8 +210,15 @@ function baseValue(s: string): Rational | null {
  */
 export function inequalityToInterval(s: string): string {
   if (s.length > 300 || !/[<>]|\\[lg]eq/.test(s)) return s; // the patterns below are not linear in long inputs
+  // `-x > -1` is `x < 1`: a negated variable flips the relation and negates the bound.
+  const neg = /^-([a-zA-Z])(<|>|\\leq|\\geq)(-?)(\d+(?:\.\d+)?|\\frac\{\d+\}\{\d+\})$/.exec(s);
+  if (neg) {
+    const flip: Record<string, string> = { "<": ">", ">": "<", "\\leq": "\\geq", "\\geq": "\\leq" };
+    s = `${neg[1] ?? ""}${flip[neg[2] ?? ""] ?? ""}${neg[3] === "-" ? "" : "-"}${neg[4] ?? ""}`;
+  }
   const op = String.raw`(<|>|\\leq|\\geq)`;
-  const v = String.raw`\s?([a-zA-Z])\s?`;
+  // the variable: a letter, or a function value `f(x)`
+  const v = String.raw`\s?([a-zA-Z](?:\([a-zA-Z]\))?)\s?`;
   const val = String.raw`([^<>=]+?)`;
   const lo = (o: string) => (o === "<" || o === ">" ? "(" : "[");
   const hi = (o: string) => (o === "<" || o === ">" ? ")" : "]");
@@ -374,6 +403,32 @@ function unorderedEq(gs: Node[], ps: Node[], settings: CompareSettings): Verdict
   return combine(found);
 }
 
+/** A set's items without exact repetitions (`(3,17,3,7)` listed twice is one element). */
+function dedupe(items: Node[]): Node[] {
+  const seen = new Set<string>();
+  return items.filter((n) => {
+    const k = JSON.stringify(n);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** `z = 1 + 1 = 2` → `z=2`; `1 = y = 0` → `0`: a chain of three or more members keeps its last member. */
+function collapseChain(s: string): string {
+  if (!s.includes("=") || splitTop(s, ",").length > 1 || splitTop(s, ";").length > 1) return s;
+  const parts = splitTop(s, "=");
+  if (parts.length < 3) return s;
+  const first = (parts[0] ?? "").trim();
+  const last = (parts[parts.length - 1] ?? "").trim();
+  return ASSIGN_RE.test(`${first}=0`) ? `${first}=${last}` : last;
+}
+
+/** `1000,99` read with a decimal comma, when the other side is a decimal number (`1000.99`). */
+function decimalComma(s: string, other: string): string {
+  return /^-?\d+,\d+$/.test(s) && /^-?\d*\.\d+$/.test(other) ? s.replace(",", ".") : s;
+}
+
 function orderedEq(gs: Node[], ps: Node[], settings: CompareSettings): Verdict {
   if (gs.length !== ps.length) return { outcome: false, method: "string" };
   const vs: Verdict[] = [];
@@ -409,7 +464,7 @@ function nodeEq(g: Node, p: Node, settings: CompareSettings): Verdict {
     if (g.open !== p.open || g.close !== p.close) return { outcome: false, method: "string" };
     return orderedEq(g.items, p.items, settings);
   }
-  if (g.kind === "set" && p.kind === "set") return unorderedEq(g.items, p.items, settings);
+  if (g.kind === "set" && p.kind === "set") return unorderedEq(dedupe(g.items), dedupe(p.items), settings);
   // A tuple gold and a bare list prediction (or the reverse): same order required.
   if (g.kind === "seq" && p.kind === "set" && g.open === "(" && g.close === ")") return orderedEq(g.items, p.items, settings);
   if (g.kind === "set" && p.kind === "seq" && p.open === "(" && p.close === ")") return unorderedEq(g.items, p.items, settings);
@@ -439,8 +494,16 @@ export function compareAnswers(
     return { outcome: textKey(gold) === textKey(pred) && textKey(gold) !== "", method: "string" };
   }
   if (predText && !CHOICE_RE.test(gold) && !TIME_RE.test(gold)) return { outcome: false, method: "string" };
-  const g = parseNode(inequalityToInterval(gold));
-  const p = parseNode(inequalityToInterval(pred));
+  const gs = collapseChain(decimalComma(gold, pred));
+  let ps = collapseChain(decimalComma(pred, gold));
+  // A gold `NAME = value` (`AB = 4`, `(p,q) = (3,2)`) against a bare value compares the value.
+  const named = ps.includes("=") ? null : nameAssignment(gs);
+  const g = parseNode(inequalityToInterval(named ? named[2] : gs));
+  if (!named && !gs.includes("=")) {
+    const pn = nameAssignment(ps);
+    if (pn && !ASSIGN_RE.test(ps)) ps = pn[2];
+  }
+  const p = parseNode(inequalityToInterval(ps));
   // An enumeration (`1, 2, 3`, `1, 2, or 3`, `\{1,2,3\}`, `x=1, x=2`, `\pm 2`) never matches a single gold
   // value, even when one of its items is that value: hedging over candidates is not an answer.
   if (g.kind === "scalar" && p.kind === "set" && p.items.length > 1) return { outcome: "multiple_answers", method: "string" };

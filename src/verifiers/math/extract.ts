@@ -10,11 +10,13 @@
  *   and no two words in a row outside `\text{}` (`42`, `$\frac{1}{2}$`, `x = 5`, `\text{Monday}`) — as
  *   Math-Verify reads answers without an anchor; a sentence, a longer or a multi-line text is a response, not an
  *   answer, and yields nothing;
+ * - `last-math`: the last math span of the text — `$..$`, `\(..\)` (one line) or `$$..$$`, `\[..\]` — as
+ *   Math-Verify reads LaTeX without an anchor (`Therefore $x \geq 5$ is the solution.`);
  * - `last-number`: the last number of the text (`1,234`, `-3.5`, `7/8`); opt-in, not in the defaults.
  */
 
 /** The extraction strategies used by default, in the default order. */
-export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k", "whole"] as const;
+export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k", "whole", "last-math"] as const;
 
 /** Longest text the `whole` strategy reads as a bare answer. */
 export const WHOLE_MAX_CHARS = 200;
@@ -146,7 +148,7 @@ export function stripDelimiters(s: string): string {
   for (let guard = 0; guard < 4; guard++) {
     const before = t;
     t = t.replace(/^\*+|\*+$/g, "").trim();
-    t = t.replace(/[.;,:]+$/, "").trim();
+    if (!/(?:^|[^.])\.\.\.$/.test(t)) t = t.replace(/[.;,:]+$/, "").trim(); // an ellipsis is kept
     if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4) t = t.slice(2, -2).trim();
     else if (t.startsWith("$") && t.endsWith("$") && t.length >= 2) t = t.slice(1, -1).trim();
     else if (/^\\[([]/.test(t) && /\\[)\]]$/.test(t)) t = t.slice(2, -2).trim();
@@ -174,6 +176,68 @@ function leadingSpan(s: string): string {
   // End of sentence: a period followed by whitespace/end that is not a decimal point.
   const m = /^(.*?)(?:\.(?=\s|$)|$)/.exec(line);
   return m ? (m[1] ?? line) : line;
+}
+
+/**
+ * The content of the last non-empty math span of `text` (`$..$`, `\(..\)` on one line; `$$..$$`, `\[..\]`),
+ * or `null`. One left-to-right pass: a span's closer is searched once, and an opener whose closer is
+ * missing disables that kind for the rest of the text, so a 1 MB text of unclosed `$$` stays linear.
+ */
+export function lastMathSpan(text: string): { inner: string; index: number } | null {
+  let last: { inner: string; index: number } | null = null;
+  const dead = new Set<string>();
+  const take = (open: number, from: number, closer: string, oneLine = false): number => {
+    if (dead.has(closer)) return -1;
+    const end = text.indexOf(closer, from);
+    if (end < 0) {
+      dead.add(closer);
+      return -1;
+    }
+    const raw = text.slice(from, end);
+    const inner = raw.trim();
+    if (inner !== "" && !(oneLine && raw.includes("\n"))) last = { inner, index: open };
+    return end + closer.length;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\") {
+      const n = text[i + 1];
+      if (n === "[" || n === "(") {
+        const next = take(i, i + 2, n === "[" ? "\\]" : "\\)", n === "(");
+        i = next > 0 ? next - 1 : i + 1;
+      } else i++; // an escaped character (`\$` is a dollar sign)
+      continue;
+    }
+    if (c !== "$") continue;
+    if (text[i + 1] === "$") {
+      const next = take(i, i + 2, "$$");
+      if (next > 0) i = next - 1;
+      else i++;
+      continue;
+    }
+    // inline `$..$`: up to the next unescaped `$` on the same line
+    let j = i + 1;
+    while (j < text.length && text[j] !== "$" && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+    if (j < text.length && text[j] === "$") {
+      const inner = text.slice(i + 1, j).trim();
+      if (inner !== "") last = { inner, index: i };
+      i = j;
+    } else i = j - 1;
+  }
+  return last;
+}
+
+/**
+ * The answer of a "final answer is ..." sentence: the sentence itself when it is a bare answer; for a
+ * sentence in words (`The largest $n$ is 34.`) the number that ends it, else its last math span.
+ */
+function sentenceAnswer(sentence: string): string {
+  const t = sentence.trim();
+  if (!PROSE_RE.test(t.replace(TEXT_CMD_RE, " ").replace(/\$[^$]*\$/g, " ").replace(/\\[A-Za-z]+/g, " "))) return t;
+  const span = lastMathSpan(t);
+  const num = lastMatch(NUMBER_RE, t.replace(/\$[^$]*\$/g, (x) => " ".repeat(x.length)));
+  if (num && (!span || num.index > span.index)) return num[0];
+  return span ? span.inner : t;
 }
 
 function lastMatch(re: RegExp, text: string): RegExpExecArray | null {
@@ -207,7 +271,11 @@ function byStrategy(text: string, s: ExtractStrategy, pick: BoxedPick): string |
       if (!m) return null;
       const rest = text.slice(m.index + m[0].length);
       const inner = lastBoxed(leadingSpan(rest));
-      return inner ?? leadingSpan(rest);
+      return inner ?? sentenceAnswer(leadingSpan(rest));
+    }
+    case "last-math": {
+      const span = lastMathSpan(text);
+      return span ? span.inner : null;
     }
     case "answer-line": {
       const m = lastMatch(ANSWER_LINE_RE, text);
@@ -221,7 +289,8 @@ function byStrategy(text: string, s: ExtractStrategy, pick: BoxedPick): string |
     case "whole": {
       const t = text.trim();
       // an empty or unreadable \boxed{} is an anchor that failed, not a bare answer
-      return t.length <= WHOLE_MAX_CHARS && !t.includes("\n") && !/\\(?:boxed|fbox)/.test(t) && !PROSE_RE.test(t.replace(TEXT_CMD_RE, " ").replace(/\\[A-Za-z]+/g, " ")) ? t : null;
+      // words before a math span (`Answer $ 9 $`, `The sum is $..$`) introduce it: not a bare answer
+      return t.length <= WHOLE_MAX_CHARS && !t.includes("\n") && !/\\(?:boxed|fbox)/.test(t) && !PROSE_RE.test(t.replace(TEXT_CMD_RE, " ").replace(/\\[A-Za-z]+/g, " ")) && !/^[^$\\]*[A-Za-z]{2,}[^$\\]*(?:\$|\\[[(])/.test(t) ? t : null;
     }
   }
 }
@@ -256,9 +325,16 @@ export function extractAnswer(
 ): Extracted | null {
   for (const s of strategies) {
     if (s === "boxed") {
-      const all = allBoxed(text)
-        .map((b) => stripDelimiters(b.inner))
-        .filter((b) => b !== "");
+      const spans = allBoxed(text);
+      const all = spans.map((b) => stripDelimiters(b.inner)).filter((b) => b !== "");
+      // A "final answer is $..$" stated after the last box (boxed intermediate results) is the answer.
+      const lastEnd = spans[spans.length - 1]?.end ?? 0;
+      const fin = lastEnd > 0 && pick === "last" && strategies.includes("final-answer") ? lastMatch(FINAL_RE, text) : null;
+      if (fin && fin.index > lastEnd) {
+        const raw = byStrategy(text.slice(lastEnd), "final-answer", pick);
+        const answer = raw === null ? "" : stripDelimiters(raw);
+        if (answer !== "") return { answer, strategy: "final-answer" };
+      }
       const answer = pick === "first" ? all[0] : all[all.length - 1];
       if (answer !== undefined) return { answer, strategy: s, boxed: all };
       continue;

@@ -12,7 +12,8 @@ import type { VerifierDefinition } from "../types.js";
 import { BoundedCache } from "./cache.js";
 import { loadCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
-import { afterThink, extractAnswer, lastBoxed, stripDelimiters } from "./extract.js";
+import { afterThink, allBoxed, extractAnswer, stripDelimiters } from "./extract.js";
+import { splitTop } from "./compare.js";
 import { normalizeAnswer, type Normalized } from "./normalize.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
@@ -47,6 +48,21 @@ function cacheFor(o: MathOptions): { cache: BoundedCache<Verdict>; prefix: strin
   return { cache, prefix };
 }
 
+/** The distinct contents of the boxes of `t` (delimiters stripped), in order. */
+function distinctInner(t: string): string[] {
+  const out: string[] = [];
+  for (const b of allBoxed(t)) {
+    const x = stripDelimiters(b.inner);
+    if (x !== "" && !out.includes(x)) out.push(x);
+  }
+  return out;
+}
+
+/** Whether a normalized gold is a list of several answers (`1, 2`, `\{1,2\}`). */
+function isListGold(s: string): boolean {
+  return s.startsWith("\\{") || splitTop(s, ",").length > 1;
+}
+
 /** Gold answer text from a reference: a string (possibly `\boxed{}` or a `####` solution) or a number. */
 function goldText(reference: unknown): string | null {
   if (typeof reference === "number") return Number.isFinite(reference) ? String(reference) : null;
@@ -54,10 +70,16 @@ function goldText(reference: unknown): string | null {
   if (typeof reference !== "string") return null;
   const t = reference.trim();
   if (t === "") return null;
-  const boxed = lastBoxed(t);
-  if (boxed !== null) return boxed;
+  const boxes = distinctInner(t);
+  // Several different boxes in a reference (`\boxed{1}` and `\boxed{-2}`) are its list of answers.
+  if (boxes.length > 0) return boxes.join(", ");
   const gsm = /####\s*([^\n]+)\s*$/.exec(t);
   if (gsm?.[1] !== undefined) return stripDelimiters(gsm[1]);
+  // A reference that is a whole solution in words: its final answer, as for a completion.
+  if (t.length > 200 || t.includes("\n")) {
+    const ex = extractAnswer(t, ["final-answer", "answer-line", "last-math"]);
+    if (ex !== null) return ex.answer;
+  }
   return stripDelimiters(t);
 }
 
@@ -221,7 +243,12 @@ export function verifyMath(
   if (ex === null) return unscorable("no_answer", { extracted: null });
   const shown = ex.answer.length > 200 ? `${ex.answer.slice(0, 200)}…` : ex.answer;
   if (ex.answer.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: shown });
-  const pred = normalizeAnswer(ex.answer);
+  let pred = normalizeAnswer(ex.answer);
+  // A list gold answered with one box per item (`\boxed{1} and \boxed{2}`): the boxes together are the answer.
+  if (ex.boxed && ex.boxed.length > 1 && o.multipleBoxed === "last" && isListGold(gold.s) && !isListGold(pred.s)) {
+    const joined = [...new Set(ex.boxed)].join(", ");
+    if (joined.length <= o.maxAnswerChars) pred = normalizeAnswer(joined);
+  }
   if (pred.s === "") return unscorable("no_answer", { extracted: ex.answer });
   if (refused(pred, o)) return unscorable("parse_error", { extracted: shown });
   if (ex.boxed && ex.boxed.length > 1 && (o.multipleBoxed === "all" || o.multipleBoxed === "reject")) {

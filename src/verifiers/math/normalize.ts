@@ -39,7 +39,7 @@ const UNICODE: [RegExp, string][] = [
   [/\uff0c/g, ","],
 ];
 
-const TEXT_CMDS = "text|textbf|textit|textrm|textsf|texttt|mbox|mathrm|mathbf|mathit|mathsf|hbox|emph";
+const TEXT_CMDS = "text|textnormal|textbf|textit|textrm|textsf|texttt|mbox|mathrm|mathbf|mathit|mathsf|hbox|emph";
 const WHOLE_TEXT_RE = new RegExp(`^\\\\(?:${TEXT_CMDS})\\s*\\{([^{}]*)\\}$`);
 const TEXT_RE = new RegExp(`\\\\(?:${TEXT_CMDS})\\s*\\{([^{}]*)\\}(\\s*\\^\\s*\\{?\\s*[23]\\s*\\}?)?`, "g");
 
@@ -104,11 +104,16 @@ export function normalizeAnswer(input: string): Normalized {
   // Runs of whitespace collapse first: later patterns then never backtrack over long blank runs.
   let s = unicodeToLatex(input).replace(/\s+/g, " ").trim();
   s = unbox(s);
+  // A doubly escaped command (`\\frac`, from a twice-escaped string) outside matrices is the command.
+  if (!s.includes("\\begin")) s = s.replace(/(?<!\\)\\\\(?=[a-zA-Z])/g, "\\");
   // Math delimiters anywhere (answers are short; `$` is also the dollar sign, dropped either way).
   s = s.replace(/\\[()[\]]/g, " ").replace(/\\\$/g, " ").replace(/\$/g, " ");
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg)(?![a-zA-Z])\s*\.?/g, "");
   s = s.replace(/\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g, " ");
-  s = s.replace(/\\[dt]frac(?![a-zA-Z])/g, "\\frac");
+  s = s.replace(/\\[dtc]frac(?![a-zA-Z])/g, "\\frac");
+  // ASCII and named relations: != >= <= \lt \gt \ne.
+  s = s.replace(/!=/g, "\\neq ").replace(/>=/g, "\\geq ").replace(/<=/g, "\\leq ");
+  s = s.replace(/\\lt(?![a-zA-Z])/g, "<").replace(/\\gt(?![a-zA-Z])/g, ">").replace(/\\ne(?![a-zA-Z])/g, "\\neq");
   s = s.replace(/\\(?:le|leqslant)(?![a-zA-Z])/g, "\\leq").replace(/\\(?:ge|geqslant)(?![a-zA-Z])/g, "\\geq");
   s = s.replace(/\\(?:infinity|infin)(?![a-zA-Z])/g, "\\infty");
   // Thousands separators that LaTeX users write explicitly: 1{,}000, 1,\!000, 1\,000.
@@ -123,6 +128,8 @@ export function normalizeAnswer(input: string): Normalized {
   // Percent.
   s = s.replace(/\\%/g, "%").replace(/\\text\s*\{\s*%\s*\}/g, "%");
   s = s.replace(/\\(?:text|mbox|mathrm)\s*\{\s*(?:percent)\s*\}/g, "%");
+  // Percent written as a word after a value: `28 percent`, `28 pct`, `28 percentage`.
+  s = s.replace(/([\d}])\s*(?:percent(?:age)?|pct)(?![a-zA-Z])/gi, "$1%");
   // Text wrappers.
   let text = false;
   const whole = WHOLE_TEXT_RE.exec(s.trim());
@@ -147,8 +154,20 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/\\frac\s*(\{[^{}]*\})\s*(\d)/g, "\\frac$1{$2}");
   s = s.replace(/\\sqrt\s*(\d)/g, "\\sqrt{$1}");
   s = s.replace(/_\{(\w+)\}/g, "_$1");
-  // Words "and"/"or" between answers act as commas.
-  s = s.replace(/\s+(?:and|or)\s+/gi, ",");
+  // Words "and"/"or" between answers act as commas (also glued between tuples: `(11,7)or(7,11)`).
+  s = s.replace(/\s+(?:and|or)\s+/gi, ",").replace(/\)\s*or\s*\(/g, "),(");
+  // `\approx`: after an `=` chain it is a side note (`x = 1/3 \approx 0.33` → `x = 1/3`); alone it states the value.
+  if (s.includes("\\approx")) {
+    const at = s.indexOf("\\approx");
+    s = s.slice(0, at).includes("=") ? s.slice(0, at) : s.replace(/\\approx(?![a-zA-Z])/g, "=");
+  }
+  // A trailing ellipsis is an item of the list (`1, 2, 3, \ldots` is not `1, 2, 3`).
+  s = s.replace(/,\s*(?:\.\.\.|\\[lc]?dots)\s*$/, ",\\ldots");
+  // A set written with plain braces: `{1, 3}` (a lone `{...}` group with a top-level comma).
+  if (/^\{[^{}]*,[^{}]*\}$/.test(s.trim())) s = `\\{${s.trim().slice(1, -1)}\\}`;
+  // Mixed number written with a slash: `4 4/9` = 40/9 (a proper fraction only: `11 7/6` is not one).
+  const mixed = /^([+-]?)(\d+) (\d+)\/(\d+)\s*(%?)$/.exec(s.trim());
+  if (mixed && Number(mixed[3]) < Number(mixed[4])) s = `${mixed[1] === "-" ? "-" : ""}${mixed[2]}\\frac{${mixed[3]}}{${mixed[4]}}${mixed[5]}`;
   // A leading "x \in" (solution set membership).
   s = s.replace(/^\s*[a-zA-Z]\s*\\in(?![a-zA-Z])/, "");
   s = s.trim();
@@ -158,7 +177,7 @@ export function normalizeAnswer(input: string): Normalized {
   }
   s = trimPunctuation(s);
   // A lone integer with comma thousands separators; `1, 2` (space) is a list and `(1,2)` a tuple.
-  if (/^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*%?$/.test(s)) s = s.replace(/,/g, "");
+  if (/^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?\s*%?$/.test(s)) s = s.replace(/,/g, "");
   // Whitespace is significant only between two letters (`\cot x`, `4:30 p.m.` keeps nothing else).
   s = s.replace(/\s+/g, " ").replace(/ (?![a-zA-Z])|(?<![a-zA-Z]) /g, "");
   return { s, text };

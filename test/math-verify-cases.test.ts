@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { verifyMath } from "../src/verifiers/math/index.js";
+
+interface Case {
+  gold: string;
+  pred: string;
+  expected: boolean;
+  source: string;
+  rewardkit_differs?: string;
+  rewardkit_miss?: string;
+}
+
+const cases: Case[] = readFileSync(new URL("./fixtures/math-verify-cases.jsonl", import.meta.url), "utf8")
+  .split("\n")
+  .filter((l) => l.trim() !== "")
+  .map((l) => JSON.parse(l) as Case);
+
+describe("Math-Verify's own test cases (test/fixtures/math-verify-cases.jsonl)", () => {
+  it("agrees on every case that is not a documented policy difference or a listed gap, with no false positive", async () => {
+    let agree = 0;
+    const wrong: string[] = [];
+    const fixedMisses: string[] = [];
+    for (const c of cases) {
+      const r = await verifyMath(c.pred, c.gold);
+      const got = r.score === 1;
+      if (got === c.expected) agree++;
+      if (c.rewardkit_differs !== undefined) continue;
+      if (c.rewardkit_miss !== undefined) {
+        if (got === c.expected) fixedMisses.push(c.source);
+        // a known gap may be a false negative, never a false positive
+        expect(got && !c.expected, `${c.source}: ${c.pred.slice(0, 80)}`).toBe(false);
+        continue;
+      }
+      if (got !== c.expected) wrong.push(`${c.source}: gold ${c.gold.slice(0, 60)} | pred ${c.pred.slice(-80)} → ${String(r.score)} ${r.reason ?? ""}`);
+    }
+    expect(cases.length).toBe(314);
+    expect(wrong).toEqual([]);
+    expect(fixedMisses, "a listed gap now agrees: drop its rewardkit_miss").toEqual([]);
+    expect(cases.filter((c) => c.rewardkit_miss !== undefined).length).toBeLessThanOrEqual(7);
+    expect(agree).toBeGreaterThanOrEqual(290);
+  });
+
+  it("the policy differences are the documented ones", () => {
+    const reasons = new Set(cases.flatMap((c) => (c.rewardkit_differs ? [c.rewardkit_differs.split(":")[0]] : [])));
+    expect(cases.filter((c) => c.rewardkit_differs !== undefined).length).toBe(17);
+    expect(reasons.size).toBeGreaterThan(0);
+  });
+});
