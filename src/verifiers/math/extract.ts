@@ -329,8 +329,9 @@ export function extractAnswer(
       const all = spans.map((b) => stripDelimiters(b.inner)).filter((b) => b !== "");
       // A "final answer is $..$" stated after the last box (boxed intermediate results) is the answer.
       const lastEnd = spans[spans.length - 1]?.end ?? 0;
-      const fin = lastEnd > 0 && pick === "last" && strategies.includes("final-answer") ? lastMatch(FINAL_RE, text) : null;
-      if (fin && fin.index > lastEnd) {
+      // only the tail after the last box is scanned (usually a few words)
+      const fin = lastEnd > 0 && pick === "last" && strategies.includes("final-answer") ? lastMatch(FINAL_RE, text.slice(lastEnd)) : null;
+      if (fin) {
         const raw = byStrategy(text.slice(lastEnd), "final-answer", pick);
         const answer = raw === null ? "" : stripDelimiters(raw);
         if (answer !== "") return { answer, strategy: "final-answer" };

@@ -4,7 +4,7 @@ import { ALL_EXTRACT_STRATEGIES, EXTRACT_STRATEGIES } from "./extract.js";
 /**
  * Options of the `math` verifier (strict: unknown keys are rejected; every key has a default).
  *
- * - `extract`: extraction strategies tried in order (default `boxed`, `final-answer`, `answer-line`, `gsm8k`,
+ * - `extract`: extraction strategies tried in order (default `boxed`, `final-answer`, `answer-line`, `gsm8k`, then `last-math` after
  *   `whole` — a bare one-line answer of at most 200 characters; `last-number` is available but not a default).
  * - `multipleBoxed`: when a completion has several `\boxed{}`: `last` (default: the last one counts, an
  *   earlier boxed intermediate result is common and honest), `first`, `all` (every boxed answer must be
