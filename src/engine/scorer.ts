@@ -56,8 +56,9 @@ function guard(fn: VerifyFn, input: VerifierInput): Promise<ComponentResult> {
 }
 
 /** Verdicts that say something about the machine, not the rollout: never cached. */
+const TRANSIENT: ReadonlySet<string> = new Set(["timeout", "worker_error", "sandbox_error", "judge_error"]);
 function transient(r: ComponentResult): boolean {
-  return r.reason === "timeout" || r.reason === "worker_error";
+  return r.reason !== undefined && TRANSIENT.has(r.reason);
 }
 
 /**
