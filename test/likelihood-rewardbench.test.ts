@@ -17,11 +17,12 @@ interface Annotation {
   raw_completion: { logprobs?: { content: Array<{ token: string; top_logprobs: TopLogprob[] }> } } | null;
 }
 
-const rows: Annotation[] = [];
-for (let i = 0; i <= 10; i++) {
-  const f = join(ROOT, `../shared/data/reward-bench-bon/tulu-2-dpo-13b.${i}/annotations.json.gz`);
-  rows.push(...(JSON.parse(gunzipSync(readFileSync(f)).toString("utf8")) as Annotation[]));
-}
+// test/fixtures/reward-bench-bon: the 11 annotation files reduced to the fields read here (see its SOURCE.md)
+const rows: Annotation[] = gunzipSync(readFileSync(join(ROOT, "test/fixtures/reward-bench-bon/judgments.jsonl.gz")))
+  .toString("utf8")
+  .split("\n")
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l) as Annotation);
 const TOL = 1e-9;
 const judged = rows.map((r) => {
   const top = r.raw_completion?.logprobs?.content[0]?.top_logprobs;

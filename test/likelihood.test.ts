@@ -5,7 +5,7 @@ import { likelihoodVerifier } from "../src/verifiers/likelihood/index.js";
 import type { Rollout } from "../src/core/types.js";
 import { cli, readJsonl, ROOT, tmp } from "./helpers.js";
 
-const SNAP = join(ROOT, "../shared/data/tgi-logprob-snapshots/__snapshots__");
+const SNAP = join(ROOT, "test/fixtures/tgi-logprob-snapshots/__snapshots__");
 
 interface Row {
   id: string;
