@@ -23,13 +23,18 @@ const WORKER_URL = new URL("../../dist/engine/worker.js", import.meta.url);
 /** How long a task may wait for a (re)starting worker to load before it counts as a crash. */
 const STARTUP_ALLOWANCE_MS = 60_000;
 
+/** Tasks handed to each worker at once: pipelining hides the main-thread round trip between two tasks. */
+const DEPTH = 4;
+
 /**
  * A pool of worker threads running CPU-bound or untrusted-pattern verifiers under hard deadlines.
- * The deadline counts from the moment the worker starts the task — not while the task waits for a slot, nor
- * while a replacement worker loads its modules after a kill. Each in-flight task owns a slot of a shared
- * `startedAt` array that the worker stamps when it begins; the main thread's timer re-arms until the stamp plus
- * `timeoutMs` has passed, then aborts: piscina destroys the running thread, and the task yields
- * `unscorable("timeout")`. At most `threads` tasks are handed to piscina at once.
+ *
+ * Up to {@link DEPTH} tasks per thread are in flight, so a worker never idles waiting for the main thread. The
+ * deadline counts from the moment the worker starts a task — not while it waits behind another task, nor while a
+ * replacement worker loads its modules after a kill: each in-flight task owns a slot of a shared `startedAt`
+ * array that the worker stamps when it begins, and the main thread's timer re-arms until stamp + `timeoutMs` has
+ * passed, then aborts. Piscina then destroys the running thread: the task yields `unscorable("timeout")`, and any
+ * other task that fails with that thread (an innocent bystander) is run once more on a fresh worker.
  */
 export class VerifierPool {
   private readonly pool: Piscina;
@@ -39,12 +44,14 @@ export class VerifierPool {
   private readonly freeSlots: number[];
 
   constructor(components: WorkerComponent[], readonly threads: number) {
-    this.startedAt = new BigInt64Array(new SharedArrayBuffer(8 * threads));
-    this.freeSlots = Array.from({ length: threads }, (_, i) => threads - 1 - i);
+    const slots = threads * DEPTH;
+    this.startedAt = new BigInt64Array(new SharedArrayBuffer(8 * slots));
+    this.freeSlots = Array.from({ length: slots }, (_, i) => slots - 1 - i);
     this.pool = new Piscina({
       filename: WORKER_URL.href,
       minThreads: threads,
       maxThreads: threads,
+      concurrentTasksPerWorker: DEPTH,
       idleTimeout: 60_000,
       workerData: { components, startedAt: this.startedAt },
     });
@@ -58,9 +65,24 @@ export class VerifierPool {
   async run(component: number, input: VerifierInput, timeoutMs: number, stepOptions?: StepOptions): Promise<ComponentResult> {
     if (this.freeSlots.length === 0) await new Promise<void>((resolve) => this.waiting.push(resolve));
     const slot = this.freeSlots.pop()!;
+    try {
+      const task = stepOptions ? { component, input, slot, options: stepOptions.options, key: stepOptions.key } : { component, input, slot };
+      const first = await this.attempt(task, slot, timeoutMs);
+      // A failure that is not our deadline may be a sibling's kill taking this task down with its thread:
+      // run it once more. A verifier that really throws fails twice and is reported.
+      return first.retry ? (await this.attempt(task, slot, timeoutMs)).result : first.result;
+    } finally {
+      this.freeSlots.push(slot);
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async attempt(task: object, slot: number, timeoutMs: number): Promise<{ result: ComponentResult; retry: boolean }> {
     Atomics.store(this.startedAt, slot, 0n);
     const ac = new AbortController();
     const submitted = Date.now();
+    // Queued behind at most DEPTH − 1 tasks of the same thread, each bounded by its own deadline, plus a reload.
+    const allowance = Math.max(STARTUP_ALLOWANCE_MS, 2 * DEPTH * timeoutMs);
     let crashed = false;
     let timer: NodeJS.Timeout;
     const watch = (ms: number): void => {
@@ -68,8 +90,8 @@ export class VerifierPool {
         const started = Number(Atomics.load(this.startedAt, slot));
         const now = Date.now();
         if (started === 0) {
-          // still loading (a replacement worker) or queued inside piscina: wait, within reason
-          if (now - submitted < STARTUP_ALLOWANCE_MS) return watch(Math.min(timeoutMs, 1000));
+          // not started: queued behind another task of its thread, or a replacement worker still loading
+          if (now - submitted < allowance) return watch(Math.min(timeoutMs, 1000));
           crashed = true;
           return ac.abort();
         }
@@ -80,15 +102,13 @@ export class VerifierPool {
     };
     watch(timeoutMs);
     try {
-      const task = stepOptions ? { component, input, slot, options: stepOptions.options, key: stepOptions.key } : { component, input, slot };
-      return (await this.pool.run(task, { signal: ac.signal })) as ComponentResult;
+      return { result: (await this.pool.run(task, { signal: ac.signal })) as ComponentResult, retry: false };
     } catch (e) {
-      if (ac.signal.aborted && !crashed) return unscorable("timeout", { timeoutMs });
-      return unscorable("worker_error", { error: crashed ? `no worker started the task within ${STARTUP_ALLOWANCE_MS} ms` : (e as Error).message });
+      if (ac.signal.aborted && !crashed) return { result: unscorable("timeout", { timeoutMs }), retry: false };
+      const error = crashed ? `no worker started the task within ${allowance} ms` : (e as Error).message;
+      return { result: unscorable("worker_error", { error }), retry: !crashed };
     } finally {
       clearTimeout(timer!);
-      this.freeSlots.push(slot);
-      this.waiting.shift()?.();
     }
   }
 

@@ -30,6 +30,24 @@ describe("scorer deadlines", () => {
     }
   });
 
+  it("rollouts in flight beside a runaway one are judged normally when its thread is killed", async () => {
+    const spec = parseSpec(`components:\n  - {name: evil, type: regex, pattern: "^(a+)+$", timeoutMs: 300}`, "t.yaml");
+    const scorer = createScorer(spec, { concurrency: 1, cacheSize: 0 });
+    try {
+      const runs = [runaway, "aaa", "b", "aaaa", "ab"].map((completion, i) => scorer.score({ id: String(i), group: "g", completion }));
+      const scores = (await Promise.all(runs)).map((r) => r.results[0]!);
+      expect(scores[0]).toMatchObject({ status: "unscorable", reason: "timeout" });
+      expect(scores.slice(1).map((r) => [r.score, r.status])).toEqual([
+        [1, "ok"],
+        [0, "ok"],
+        [1, "ok"],
+        [0, "ok"],
+      ]);
+    } finally {
+      await scorer.close();
+    }
+  });
+
   it("a missing capture group is no_answer, not a crash", async () => {
     const spec = parseSpec(`components:\n  - {name: r, type: regex, pattern: "x", capture: 1}`, "t.yaml");
     const scorer = createScorer(spec, { concurrency: 1 });
