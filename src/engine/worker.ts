@@ -1,6 +1,6 @@
 /**
  * Worker-thread entry of the verifier pool. Instantiates the spec's worker-isolated components once per
- * thread (from plain data in `workerData`), then answers tasks `{component, input}` with a ComponentResult.
+ * thread (from plain data in `workerData`), then answers tasks `{component, rollout}` with a ComponentResult.
  * Each task stamps its slot of the shared `startedAt` array first: the deadline counts from there.
  * A task of a component with scheduled options also carries `options` and their `key`: the instance for those
  * options is made on first use and kept in a small per-thread LRU (a ramp gives one instance per distinct value).
@@ -9,7 +9,8 @@
 import { workerData } from "node:worker_threads";
 import { getVerifier } from "../verifiers/registry.js";
 import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
-import type { ComponentResult } from "../core/types.js";
+import type { ComponentResult, Rollout } from "../core/types.js";
+import { completionText } from "../core/completion.js";
 import { LruCache } from "./cache.js";
 import type { WorkerComponent } from "./pool.js";
 
@@ -25,8 +26,9 @@ for (const c of (workerData as { components: WorkerComponent[] }).components) {
 const stepped = new LruCache<VerifyFn>(64);
 
 /** Runs one component on one rollout. */
-export default async function run(task: { component: number; input: VerifierInput; slot: number; options?: Record<string, unknown>; key?: string }): Promise<ComponentResult> {
+export default async function run(task: { component: number; rollout: Rollout; slot: number; options?: Record<string, unknown>; key?: string }): Promise<ComponentResult> {
   Atomics.store(startedAt, task.slot, BigInt(Date.now())); // the deadline counts from here
+  const input: VerifierInput = { completion: completionText(task.rollout.completion), reference: task.rollout.reference, rollout: task.rollout };
   if (task.options !== undefined) {
     const k = `${task.component}\u0000${task.key}`;
     let fn = stepped.get(k);
@@ -36,9 +38,9 @@ export default async function run(task: { component: number; input: VerifierInpu
       fn = def.create(def.options.parse(task.options));
       stepped.set(k, fn);
     }
-    return fn(task.input);
+    return fn(input);
   }
   const fn = fns.get(task.component);
   if (!fn) throw new Error(`component ${task.component} is not loaded in this worker`);
-  return fn(task.input);
+  return fn(input);
 }
