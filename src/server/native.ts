@@ -10,9 +10,8 @@
  */
 import type { Context } from "hono";
 import { computeAdvantages, nullable } from "../advantage/compute.js";
-import { GroupIds } from "../advantage/groups.js";
-import { presetOptions } from "../advantage/presets.js";
-import { estimatorNames, getEstimator } from "../advantage/registry.js";
+import { readReward, ScoredColumns } from "../advantage/columns.js";
+import { resolveEstimator } from "../advantage/resolve.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { componentsRecord } from "../engine/score-file.js";
 import { toRollout } from "../io/rollout.js";
@@ -106,10 +105,6 @@ export function scoreHandler(ctx: ServerContext) {
   };
 }
 
-function componentScore(v: unknown): number {
-  const s = isObject(v) ? v.score : v;
-  return typeof s === "number" && Number.isFinite(s) ? s : NaN;
-}
 
 /** `POST /v1/advantages`: advantages of already-scored rollouts, with the spec's estimator or another one. */
 export function advantagesHandler(ctx: ServerContext) {
@@ -122,54 +117,27 @@ export function advantagesHandler(ctx: ServerContext) {
     if (req.estimator !== undefined && typeof req.estimator !== "string") return errorResponse(c, 400, "bad_request", "estimator: expected a string");
     if (req.preset !== undefined && typeof req.preset !== "string") return errorResponse(c, 400, "bad_request", "preset: expected a string");
     if (req.options !== undefined && !isObject(req.options)) return errorResponse(c, 400, "bad_request", "options: expected an object");
-    const est = req.estimator === undefined ? ctx.spec.advantage.estimator : getEstimator(req.estimator);
-    if (!est) return errorResponse(c, 400, "bad_request", `estimator: unknown "${req.estimator as string}"; known: ${estimatorNames().join(", ")}`);
+    let est = ctx.spec.advantage.estimator;
     let options: unknown = ctx.spec.advantage.options;
     if (req.estimator !== undefined || req.preset !== undefined || req.options !== undefined) {
-      let raw: Record<string, unknown> = { ...((req.options as Record<string, unknown> | undefined) ?? {}) };
-      if (req.preset !== undefined) {
-        try {
-          raw = { ...presetOptions(est.name, req.preset as string), ...raw };
-        } catch (e) {
-          return errorResponse(c, 400, "bad_request", `preset: ${(e as Error).message}`);
-        }
+      try {
+        ({ estimator: est, options } = resolveEstimator((req.estimator as string | undefined) ?? est.name, req.preset as string | undefined, (req.options as Record<string, unknown> | undefined) ?? {}));
+      } catch (e) {
+        return errorResponse(c, 400, "bad_request", (e as Error).message);
       }
-      const r = est.options.safeParse(raw);
-      if (!r.success) return errorResponse(c, 400, "bad_request", `options: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
-      options = r.data;
     }
     const parsed = parseRollouts(env.rollouts, "advantages");
-    const rewards: number[] = [];
-    const groupIds: number[] = [];
-    const groups = new GroupIds();
-    const compNames = new Map<string, number>();
-    const comps: number[][] = [];
+    const columns = new ScoredColumns();
     // each entry: its slot in the estimator's arrays, or the problem that kept it out
     const entries = parsed.map((p): { id: string; k: number } | { id: string; error: RolloutError } => {
       if ("error" in p) return p;
-      const reward = p.rollout.reward;
-      if (reward !== null && (typeof reward !== "number" || !Number.isFinite(reward))) return { id: p.id, error: { field: `rollouts[${p.index}].reward`, message: "expected a number or null" } };
-      const k = rewards.length;
-      rewards.push(reward ?? NaN);
-      groupIds.push(groups.idOf(p.rollout.group));
-      if (isObject(p.rollout.components)) {
-        for (const [name, v] of Object.entries(p.rollout.components)) {
-          let j = compNames.get(name);
-          if (j === undefined) {
-            j = compNames.size;
-            compNames.set(name, j);
-            comps.push([]);
-          }
-          comps[j]![k] = componentScore(v);
-        }
-      }
-      return { id: p.id, k };
+      const reward = readReward(p.rollout.reward);
+      if (reward === undefined) return { id: p.id, error: { field: `rollouts[${p.index}].reward`, message: "expected a number or null" } };
+      return { id: p.id, k: columns.add(p.rollout.group, reward, p.rollout.components) };
     });
-    const n = rewards.length;
     let adv: Float64Array;
     try {
-      const scores = comps.map((col) => Float64Array.from({ length: n }, (_, i) => col[i] ?? NaN));
-      adv = computeAdvantages(est, options, Float64Array.from(rewards), groupIds, { components: { names: [...compNames.keys()], scores } });
+      adv = computeAdvantages(est, options, Float64Array.from(columns.rewards), columns.groupIds, { components: columns.components() });
     } catch (e) {
       return errorResponse(c, 400, "bad_request", `estimator ${est.name}: ${(e as Error).message}`);
     }

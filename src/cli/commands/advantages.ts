@@ -2,8 +2,10 @@ import type { Command } from "commander";
 import { nullable } from "../../advantage/compute.js";
 import { zeroVarianceGroups } from "../../advantage/common.js";
 import { buildGroupIndex, GroupIds } from "../../advantage/groups.js";
-import { presetNames, presetOptions } from "../../advantage/presets.js";
-import { estimatorNames, getEstimator } from "../../advantage/registry.js";
+import { readReward, ScoredColumns } from "../../advantage/columns.js";
+import { presetNames } from "../../advantage/presets.js";
+import { estimatorNames } from "../../advantage/registry.js";
+import { resolveEstimator } from "../../advantage/resolve.js";
 import type { AdvantageInput } from "../../advantage/types.js";
 import { advantageDiagnostics, formatAdvantageDiagnostics } from "../../diagnostics/advantages.js";
 import { readLines } from "../../io/jsonl.js";
@@ -15,12 +17,6 @@ import { formatProblem } from "../../spec/errors.js";
 import type { Problem } from "../../spec/errors.js";
 import { UsageError } from "../errors.js";
 import { collect, parseSettings } from "../options.js";
-
-/** Reads a component score from `{score}` objects or bare numbers; NaN when absent or null. */
-function componentScore(v: unknown): number {
-  const s = v !== null && typeof v === "object" ? (v as { score?: unknown }).score : v;
-  return typeof s === "number" && Number.isFinite(s) ? s : NaN;
-}
 
 /** Parses `--weights name=w` (repeatable, or comma-separated). */
 export function parseWeights(entries: readonly string[]): Record<string, number> {
@@ -74,34 +70,19 @@ export function registerAdvantages(program: Command): void {
     .option("-o, --output <file>", "output JSONL (default: stdout)")
     .option("--strict", "stop at the first malformed line")
     .action(async (input: string, o: AdvantagesFlags) => {
-      const est = getEstimator(o.estimator);
-      if (!est) throw new UsageError(`--estimator ${o.estimator}: unknown; known: ${estimatorNames().join(", ")}`);
-      let raw: Record<string, unknown> = parseSettings(o.set);
+      const raw: Record<string, unknown> = parseSettings(o.set);
       if (o.weights.length > 0) raw.weights = { ...((raw.weights as Record<string, number> | undefined) ?? {}), ...parseWeights(o.weights) };
       if (o.filter !== undefined) raw.filter = o.filter;
       if (o.stratum !== undefined) raw.key = o.stratum;
-      if (o.preset !== undefined) {
-        try {
-          raw = { ...presetOptions(est.name, o.preset), ...raw };
-        } catch (e) {
-          throw new UsageError(`--preset: ${(e as Error).message}`);
-        }
-      }
-      const parsed = est.options.safeParse(raw);
-      if (!parsed.success) throw new UsageError(`estimator ${est.name} options: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-      const options = parsed.data as Record<string, unknown>;
+      const { estimator: est, options } = resolveEstimator(o.estimator, o.preset, raw);
       const needs = est.needs ?? [];
       const stratumKey = needs.includes("strata") ? String(options.key) : undefined;
       const map = parseFieldMap(o.map);
       const file = input === "-" ? "<stdin>" : input;
-      const groups = new GroupIds();
+      const columns = new ScoredColumns();
       const strataIds = new GroupIds();
-      const rewards: number[] = [];
-      const groupIds: number[] = [];
       const lengths: number[] = [];
       const strata: number[] = [];
-      const compNames = new Map<string, number>();
-      const comps: number[][] = [];
       let malformed = 0;
       const spill = new Spill();
       try {
@@ -122,8 +103,8 @@ export function registerAdvantages(program: Command): void {
             report({ file, line, path: r.problem.field, message: r.problem.message });
             continue;
           }
-          const reward = record[map.reward ?? "reward"];
-          if (reward !== null && (typeof reward !== "number" || !Number.isFinite(reward))) {
+          const reward = readReward(record[map.reward ?? "reward"]);
+          if (reward === undefined) {
             report({ file, line, path: map.reward ?? "reward", message: "expected a number or null" });
             continue;
           }
@@ -135,29 +116,15 @@ export function registerAdvantages(program: Command): void {
               continue;
             }
           }
-          const k = rewards.length;
-          rewards.push(reward ?? NaN);
-          groupIds.push(groups.idOf(r.rollout.group));
+          columns.add(r.rollout.group, reward, record[map.components ?? "components"]);
           lengths.push(responseLength(record, map.completion_tokens ?? o.lengthField));
           if (stratumKey !== undefined) strata.push(strataIds.idOf(String(stratum)));
-          const cs = record[map.components ?? "components"];
-          if (cs !== null && typeof cs === "object") {
-            for (const [name, v] of Object.entries(cs)) {
-              let j = compNames.get(name);
-              if (j === undefined) {
-                j = compNames.size;
-                compNames.set(name, j);
-                comps.push([]);
-              }
-              comps[j]![k] = componentScore(v);
-            }
-          }
           await spill.write(text);
         }
-        const n = rewards.length;
-        const scores = comps.map((c) => Float64Array.from({ length: n }, (_, i) => c[i] ?? NaN));
+        const n = columns.size;
+        const groupIds = columns.groupIds;
         const index = buildGroupIndex(groupIds);
-        const batch: AdvantageInput = { rewards: Float64Array.from(rewards), groups: index, components: { names: [...compNames.keys()], scores } };
+        const batch: AdvantageInput = { rewards: Float64Array.from(columns.rewards), groups: index, components: columns.components() };
         if (lengths.every((l) => Number.isFinite(l))) batch.lengths = Float64Array.from(lengths);
         if (stratumKey !== undefined) batch.strata = Int32Array.from(strata);
         let adv: Float64Array;
@@ -185,7 +152,7 @@ export function registerAdvantages(program: Command): void {
         if (o.diagnostics) writeFileCreating(o.diagnostics, `${JSON.stringify({ estimator: est.name, preset: o.preset ?? null, options, ...diag }, null, 2)}\n`);
         const shown = Object.fromEntries(Object.entries(options).filter(([key]) => key !== "filter" || options.filter !== "none"));
         process.stderr.write(
-          `advantages: ${n} rollouts in ${groups.size} groups with ${est.name}${o.preset ? ` (preset ${o.preset})` : ""} ${JSON.stringify(shown)}` +
+          `advantages: ${n} rollouts in ${columns.groups.size} groups with ${est.name}${o.preset ? ` (preset ${o.preset})` : ""} ${JSON.stringify(shown)}` +
             `${dropped ? `; ${dropped} rollouts in zero-variance groups dropped` : ""}${malformed ? `; ${malformed} malformed lines skipped` : ""}\n` +
             `advantages: ${formatAdvantageDiagnostics(diag)}\n`,
         );
