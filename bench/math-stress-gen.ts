@@ -7,6 +7,7 @@
  * unclosed boxes, long lists, huge factorials and exponents, deep fractions), `spin` (inputs the CAS
  * may spend unbounded time on: sums and products to 10^9 — these are expected to hit the deadline).
  */
+import { prng } from "../src/core/prng.js";
 
 /** One stress input. */
 export interface StressCase {
@@ -16,16 +17,6 @@ export interface StressCase {
   reference: string;
 }
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Typical gold answers (shapes of MATH / GSM8K references). */
 const GOLDS = [

@@ -15,6 +15,7 @@
 import type * as CE from "@cortex-js/compute-engine";
 import type { ComputeEngine, Expression } from "@cortex-js/compute-engine";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
+import { prng } from "../../core/prng.js";
 
 type CeModule = typeof CE;
 
@@ -96,17 +97,6 @@ export const CAS_MAX_CHARS = 600;
 /** Deepest bracket nesting handed to the CAS. */
 export const CAS_MAX_DEPTH = 16;
 
-/** Deterministic PRNG (mulberry32); a fixed seed gives the same sample points on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function hasError(e: Expression): boolean {
   if (!e.isValid) return true;
