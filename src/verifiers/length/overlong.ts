@@ -18,19 +18,24 @@ const options = z
     unit: z.enum(["tokens", "chars"]).default("tokens"),
     /** Characters per token for the approximation (default 4). */
     charsPerToken: z.number().positive().default(4),
+    /**
+     * Past L_max: `true` (default) holds the penalty at −p, as DAPO's Eq. 13 does; `false` keeps falling linearly,
+     * as verl's `dapo.py` computes it (verl never sees L > L_max, since generation stops there).
+     */
+    clampAtMax: z.boolean().default(true),
   })
   .refine((o) => o.bufferLength <= o.maxLength, { message: "bufferLength must be <= maxLength", path: ["bufferLength"] });
 export type OverlongOptions = z.infer<typeof options>;
 
 /**
  * DAPO soft overlong punishment (Yu et al. 2025, arXiv 2503.14476, Eq. 13; verl `reward_manager/dapo.py`):
- * R = min(−(L − (L_max − L_buf)) / L_buf · p, 0). Zero up to L_max − L_buf, then linear down to −p at L_max,
- * and not clamped beyond L_max (as in verl).
- * Example: L_max = 100, L_buf = 20, p = 1: L = 80 → 0; L = 90 → −0.5; L = 100 → −1; L = 110 → −1.5.
- * @returns a penalty in (−∞, 0].
+ * R = min(−(L − (L_max − L_buf)) / L_buf · p, 0): zero up to L_max − L_buf, then linear down to −p at L_max;
+ * beyond L_max it stays at −p (the paper) with `clamp`, or keeps falling (verl's code) without.
+ * Example: L_max = 100, L_buf = 20, p = 1: L = 80 → 0; L = 90 → −0.5; L = 100 → −1; L = 110 → −1 (clamped) or −1.5.
+ * @returns a penalty in [−p, 0] with `clamp`, else in (−∞, 0].
  */
-export function overlongPenalty(length: number, maxLength: number, bufferLength: number, penaltyFactor: number): number {
-  const r = Math.min((-(length - (maxLength - bufferLength)) / bufferLength) * penaltyFactor, 0);
+export function overlongPenalty(length: number, maxLength: number, bufferLength: number, penaltyFactor: number, clamp = true): number {
+  const r = Math.min((-(Math.min(length, clamp ? maxLength : length) - (maxLength - bufferLength)) / bufferLength) * penaltyFactor, 0);
   return r === 0 ? 0 : r; // no -0 in the output
 }
 
@@ -54,7 +59,7 @@ export const overlongVerifier: VerifierDefinition<OverlongOptions> = {
   create(o) {
     return ({ completion, rollout }) => {
       const { length, source } = completionLength(completion, rollout, o);
-      return ok(overlongPenalty(length, o.maxLength, o.bufferLength, o.penaltyFactor), undefined, { length, lengthSource: source });
+      return ok(overlongPenalty(length, o.maxLength, o.bufferLength, o.penaltyFactor, o.clampAtMax), undefined, { length, lengthSource: source });
     };
   },
 };
