@@ -8,6 +8,8 @@ import { compileAggregate } from "./aggregate.js";
 import { compileSchedules, extractSchedules } from "./schedules.js";
 import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
 import type { CompiledComponent, CompiledSpec, PlainSpec } from "./types.js";
+import type { EstimatorDefinition } from "../advantage/types.js";
+import type { VerifierDefinition } from "../verifiers/types.js";
 
 /** A validation issue with its path into the spec document. */
 export interface SpecIssue {
@@ -21,7 +23,7 @@ function zodIssues(error: z.ZodError, prefix: PropertyKey[] = []): SpecIssue[] {
       return { path: [...prefix, ...i.path, i.keys[0]!], message: `unknown option${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}` };
     }
     const m = /^Invalid input: expected (.+), received undefined$/.exec(i.message);
-    return { path: [...prefix, ...i.path], message: m ? `required (expected ${m[1]})` : i.message.replace(/^Invalid input: /, "") };
+    return { path: [...prefix, ...i.path], message: m ? `required (expected ${m[1]})` : i.message.replace(/^Invalid (input|option): /, "") };
   });
 }
 
@@ -36,6 +38,81 @@ function canonical(v: unknown): string {
       .join(",")}}`;
   }
   return JSON.stringify(v);
+}
+
+type Found = Extract<ReturnType<typeof extractSchedules>, { found: unknown }>["found"];
+
+/**
+ * Validates component `i`'s type and type options (every key but the common ones), also at the extremes of any
+ * schedule on a type option. Pushes problems to `issues`; returns the definition and options when valid.
+ */
+function typeOptions(c: Record<string, unknown>, i: number, found: Found, issues: SpecIssue[]): { def: VerifierDefinition<unknown>; options: Record<string, unknown> } | undefined {
+  const def = typeof c.type === "string" ? getVerifier(c.type) : undefined;
+  if (!def) {
+    if (typeof c.type === "string") issues.push({ path: ["components", i, "type"], message: `unknown verifier type "${c.type}"; known: ${verifierTypes().join(", ")}` });
+    return undefined;
+  }
+  const raw: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(c)) if (!COMPONENT_BASE_KEYS.has(k)) raw[k] = v;
+  const opts = def.options.safeParse(raw);
+  if (!opts.success) {
+    issues.push(...zodIssues(opts.error, ["components", i]));
+    return undefined;
+  }
+  // A scheduled type option must be valid over its whole range, not only at step 0.
+  for (const f of found) {
+    if (f.component !== i || COMPONENT_BASE_KEYS.has(f.key)) continue;
+    for (const v of f.def.extremes(f.params)) {
+      const r = def.options.safeParse({ ...raw, [f.key]: v });
+      if (!r.success) issues.push(...zodIssues(r.error, ["components", i]).map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
+    }
+  }
+  return { def, options: opts.data as Record<string, unknown> };
+}
+
+/** Resolves the `advantage:` block: estimator, preset, options. Pushes problems to `issues`. */
+function advantageBlock(adv: Record<string, unknown>, issues: SpecIssue[]): { est?: EstimatorDefinition<unknown>; options: Record<string, unknown> } {
+  const { estimator: estName = "grpo", preset, ...own } = adv as { estimator?: unknown; preset?: unknown } & Record<string, unknown>;
+  if (typeof estName !== "string") return { options: {} }; // the schema reports the type
+  const est = getEstimator(estName);
+  if (!est) {
+    issues.push({ path: ["advantage", "estimator"], message: `unknown estimator "${estName}"; known: ${estimatorNames().join(", ")}` });
+    return { options: {} };
+  }
+  if (preset !== undefined && (typeof preset !== "string" || presetNames(est.name).indexOf(preset) < 0)) {
+    issues.push({ path: ["advantage", "preset"], message: `no preset "${String(preset)}" for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
+    return { est, options: {} };
+  }
+  const r = est.options.safeParse({ ...(preset !== undefined ? presetOptions(est.name, preset as string) : {}), ...own });
+  if (!r.success) {
+    issues.push(...zodIssues(r.error, ["advantage"]));
+    return { est, options: {} };
+  }
+  return { est, options: r.data as Record<string, unknown> };
+}
+
+/**
+ * When the top-level schema fails, the parts it did not look into are still checked — each component's type and
+ * type options, duplicate names, the advantage block — so one run reports every problem.
+ */
+function partIssues(data: unknown, found: Found): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  if (data === null || typeof data !== "object") return issues;
+  const d = data as Record<string, unknown>;
+  if (Array.isArray(d.components)) {
+    const seen = new Map<string, number>();
+    d.components.forEach((c: unknown, i) => {
+      if (c === null || typeof c !== "object" || Array.isArray(c)) return;
+      const comp = c as Record<string, unknown>;
+      if (typeof comp.name === "string") {
+        if (seen.has(comp.name)) issues.push({ path: ["components", i, "name"], message: `duplicate component name "${comp.name}" (also components[${seen.get(comp.name)}])` });
+        else seen.set(comp.name, i);
+      }
+      typeOptions(comp, i, found, issues);
+    });
+  }
+  if (d.advantage !== null && typeof d.advantage === "object" && !Array.isArray(d.advantage)) advantageBlock(d.advantage as Record<string, unknown>, issues);
+  return issues;
 }
 
 /**
@@ -56,7 +133,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
   const pre = extractSchedules(data);
   if ("issues" in pre) return pre;
   const parsed = specSchema.safeParse(pre.data);
-  if (!parsed.success) return { issues: zodIssues(parsed.error) };
+  if (!parsed.success) return { issues: [...zodIssues(parsed.error), ...partIssues(pre.data, pre.found)] };
   const s = parsed.data;
   const issues: SpecIssue[] = [];
   const names = new Map<string, number>();
@@ -67,26 +144,9 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
 
   const components: CompiledComponent[] = [];
   s.components.forEach((c, i) => {
-    const def = getVerifier(c.type);
-    if (!def) {
-      issues.push({ path: ["components", i, "type"], message: `unknown verifier type "${c.type}"; known: ${verifierTypes().join(", ")}` });
-      return;
-    }
-    const raw: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(c)) if (!COMPONENT_BASE_KEYS.has(k)) raw[k] = v;
-    const opts = def.options.safeParse(raw);
-    if (!opts.success) {
-      issues.push(...zodIssues(opts.error, ["components", i]));
-      return;
-    }
-    // A scheduled type option must be valid over its whole range, not only at step 0.
-    for (const f of pre.found) {
-      if (f.component !== i || COMPONENT_BASE_KEYS.has(f.key)) continue;
-      for (const v of f.def.extremes(f.params)) {
-        const r = def.options.safeParse({ ...raw, [f.key]: v });
-        if (!r.success) issues.push(...zodIssues(r.error, ["components", i]).map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
-      }
-    }
+    const typed = typeOptions(c, i, pre.found, issues);
+    if (!typed) return;
+    const { def, options } = typed;
     let gate: number | undefined;
     if (c.gate !== undefined) {
       gate = names.get(c.gate);
@@ -100,7 +160,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       passThreshold: c.passThreshold ?? def.defaultPassThreshold ?? 1,
       ...(gate !== undefined ? { gate } : {}),
       timeoutMs: c.timeoutMs ?? def.defaultTimeoutMs,
-      options: opts.data as Record<string, unknown>,
+      options,
       definition: def,
     });
   });
@@ -125,19 +185,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
   const agg = issues.length === 0 ? compileAggregate(s.aggregate, { names: names0, gates: components.map((c) => c.gate) }) : undefined;
   if (agg && "issues" in agg) issues.push(...agg.issues);
 
-  const adv = s.advantage ?? { estimator: "grpo" };
-  const { estimator: estName, preset, ...advOwn } = adv as { estimator: string; preset?: string } & Record<string, unknown>;
-  const est = getEstimator(estName);
-  let advOptions: Record<string, unknown> = {};
-  if (!est) issues.push({ path: ["advantage", "estimator"], message: `unknown estimator "${estName}"; known: ${estimatorNames().join(", ")}` });
-  else if (preset !== undefined && presetNames(est.name).indexOf(preset) < 0) {
-    issues.push({ path: ["advantage", "preset"], message: `no preset "${preset}" for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
-  } else {
-    const advRaw = { ...(preset !== undefined ? presetOptions(est.name, preset) : {}), ...advOwn };
-    const r = est.options.safeParse(advRaw);
-    if (!r.success) issues.push(...zodIssues(r.error, ["advantage"]));
-    else advOptions = r.data as Record<string, unknown>;
-  }
+  const { est, options: advOptions } = advantageBlock(s.advantage ?? { estimator: "grpo" }, issues);
   if (issues.length > 0 || !est || !agg || "issues" in agg || "issues" in sched) return { issues };
 
   const plain: PlainSpec = {

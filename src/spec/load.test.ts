@@ -54,6 +54,26 @@ describe("parseSpec", () => {
     expect(p.some((l) => l.startsWith('spec.yaml:12:3 advantage.estimator: unknown estimator "ppo"'))).toBe(true);
   });
 
+  it("reports problems of every part in one run, even when the top level is invalid too", () => {
+    const text = [
+      "components:",
+      "  - {name: acc, type: math, weight: heavy}",
+      "  - {name: fmt, type: think-fromat}",
+      "  - {name: len, type: overlong, maxLength: 100, bufferLength: 10, penaltyfactor: 2}",
+      "  - {name: acc, type: exact}",
+      "onUnscorable: skip",
+      "advantage: {estimator: grpo, std: sample}",
+    ].join("\n");
+    const p = problems(text);
+    expect(p).toContain("spec.yaml:2:29 components[0].weight: expected number, received string");
+    expect(p.some((l) => l.startsWith('spec.yaml:3:17 components[1].type: unknown verifier type "think-fromat"'))).toBe(true);
+    expect(p).toContain('spec.yaml:4:67 components[2].penaltyfactor: unknown option "penaltyfactor"');
+    expect(p).toContain('spec.yaml:5:6 components[3].name: duplicate component name "acc" (also components[0])');
+    expect(p.some((l) => l.startsWith("spec.yaml:6:1 onUnscorable: "))).toBe(true);
+    expect(p).toContain('spec.yaml:7:30 advantage.std: expected one of "unbiased"|"population"|"none"');
+    expect(p.map((l) => Number(l.split(":")[1]))).toEqual([2, 3, 4, 5, 6, 7]); // reading order
+  });
+
   it("rejects duplicate names, gate cycles and YAML syntax errors with lines", () => {
     expect(problems("components:\n  - {name: a, type: exact}\n  - {name: a, type: exact}\n")).toEqual([
       'spec.yaml:3:6 components[1].name: duplicate component name "a" (also components[0])',
