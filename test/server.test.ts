@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer } from "../src/server/index.js";
 import type { RunningServer } from "../src/server/index.js";
 import { loadSpec } from "../src/spec/load.js";
@@ -168,6 +168,44 @@ describe("reward server, math spec", () => {
     expect(j.extra_logs.accuracy).toEqual([1, 0, 1, 0]);
     expect(j.extra_logs.accuracy_unscorable).toEqual([0, 0, 0, 1]); // no label → no_reference
     expect(j.extra_logs.format).toEqual([0, 0, 1, 0]); // "<think>…</think> answer" after stripping
+  });
+
+  it("POST /get_reward with the raw question in prompts: the response starts after the assistant header (ChatML, Llama 3, no template)", async () => {
+    const body = {
+      query: [
+        "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|>",
+        "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHalf?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n\\boxed{0.5}<|eot_id|>",
+        "Half? The answer is \\boxed{0.5}</s>",
+        "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.4}<|im_end|>",
+      ],
+      prompts: ["Half?", "Half?", "Half?", "Half?"],
+      labels: ["0.5", "0.5", "0.5", "0.5"],
+    };
+    const r = await post(base, "/get_reward", body);
+    expect(r.status).toBe(200);
+    const j = r.json as { rewards: number[]; extra_logs: Record<string, number[]> };
+    expect(j.rewards).toEqual([1, 1, 1, 0]);
+    expect(j.extra_logs.accuracy_unscorable).toEqual([0, 0, 0, 0]);
+  });
+
+  it("POST /get_reward: a response that recovers empty is counted in /metrics and logged once per request, rate-limited", async () => {
+    const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      const qwenPrompt = "<|im_start|>user\nWhat is 6*7?<|im_end|>\n<|im_start|>assistant\n";
+      const body = { query: [qwenPrompt + "<|im_end|>", qwenPrompt + "\\boxed{42}<|im_end|>", qwenPrompt + "  <|im_end|>"], prompts: [qwenPrompt, qwenPrompt, qwenPrompt], labels: ["42", "42", "42"] };
+      const first = await post(base, "/get_reward", body);
+      expect(first.status).toBe(200);
+      expect((first.json as { rewards: number[] }).rewards).toEqual([0, 1, 0]);
+      expect((await post(base, "/get_reward", body)).status).toBe(200); // within the interval: counted, not logged
+      const lines = write.mock.calls.map((c) => String(c[0])).filter((l) => l.includes("/get_reward:"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^rewardkit serve: \/get_reward: 2 of 3 responses recovered empty from query \(first: query\[0\], located by prompt\)/);
+    } finally {
+      write.mockRestore();
+    }
+    const text = await (await fetch(`${base}/metrics`, { headers: AUTH })).text();
+    expect(text).toMatch(/^# TYPE rewardkit_openrlhf_empty_response_total counter$/m);
+    expect(text).toMatch(/^rewardkit_openrlhf_empty_response_total\{located_by="prompt"\} 4$/m);
   });
 
   it("POST /v1/advantages: the spec's estimator or a named one with a preset; bad rewards get error entries", async () => {

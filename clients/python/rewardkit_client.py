@@ -15,6 +15,15 @@ Entry points, one per trainer (see docs/server.md and the README's "Reward serve
 - prime-rl / verifiers: :func:`verifiers_reward` (and :func:`verifiers_component` for per-component metrics).
 - anything else: :class:`Client` (``score``, ``advantages``, ``spec``).
 
+Async: :func:`compute_score_async`, :func:`verifiers_reward`, the functions :func:`verifiers_component` returns and
+(by default) those :func:`trl_reward_funcs` returns are ``async def``: calling one returns a coroutine (the trainer
+awaits it; by hand, ``asyncio.run(verifiers_reward("\\boxed{42}", "42"))`` -> ``1.0``). The rest is synchronous.
+
+Component values (verl's ``<component>`` keys, TRL's ``rewardkit_<component>``, :func:`verifiers_component`) are
+the raw component scores: not gated and not weighted. Only the total (``score``, ``rewardkit_total``,
+:func:`verifiers_reward`) is the spec's reward. GDPO (verl's ``gdpo_reward_keys``, TRL with ``total=False``)
+therefore normalizes raw scores; the spec's gates do not apply there.
+
 Unscorable verdicts: the native protocol gives ``score: null``. verl needs floats, so an unscorable component
 reads 0.0 there and sets ``<name>_unscorable`` to 1.0; TRL functions return ``None`` so TRL masks the sample.
 """
@@ -236,7 +245,8 @@ def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_
 
 
 async def compute_score_async(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kw: Any) -> Dict[str, float]:
-    """:func:`compute_score` for verl's async managers (``rate_limited``): the HTTP call runs in a thread."""
+    """:func:`compute_score` for verl's async managers (``rate_limited``). Async: returns a coroutine; the HTTP call
+    runs in a thread."""
     return await asyncio.to_thread(compute_score, data_source, solution_str, ground_truth, extra_info, **kw)
 
 
@@ -345,15 +355,19 @@ def _one(completion: Any, answer: Any, info: Any, kw: Dict[str, Any]) -> Dict[st
 async def verifiers_reward(completion: Any, answer: Any = None, info: Any = None, state: Any = None, **kw: Any) -> float:
     """A verifiers reward function (``vf.Rubric(funcs=[verifiers_reward])``, or v1 TOML
     ``fn = "rewardkit_client.py:verifiers_reward"``): the spec's total reward for one completion (text or chat
-    messages). verifiers wants a float, so a null reward reads 0.0."""
+    messages). verifiers wants a float, so a null reward reads 0.0.
+
+    Async: calling it returns a coroutine (verifiers awaits it; by hand ``asyncio.run(verifiers_reward(...))``).
+    The HTTP call runs in a thread, so the event loop is not blocked."""
     res = await asyncio.to_thread(_one, completion, answer, info, kw)
     reward = res.get("reward")
     return 0.0 if reward is None else float(reward)
 
 
 def verifiers_component(name: str) -> Callable[..., Any]:
-    """A verifiers function returning one component's score (0.0 when unscorable); add it with weight 0 to log it
-    as a metric (prime-rl reads per-metric values from ``rollout["metrics"]`` for GDPO)."""
+    """An async verifiers function (calling it returns a coroutine) giving one component's raw score (not gated,
+    not weighted; 0.0 when unscorable); add it with weight 0 to log it as a metric (prime-rl reads per-metric
+    values from ``rollout["metrics"]`` for GDPO)."""
 
     async def fn(completion: Any, answer: Any = None, info: Any = None, state: Any = None, **kw: Any) -> float:
         s = _component_score(await asyncio.to_thread(_one, completion, answer, info, kw), name)

@@ -85,6 +85,24 @@ class VerifiersTest(unittest.TestCase):
         self.assertEqual(asyncio.run(rk.verifiers_reward([{"role": "assistant", "content": "\\boxed{4}"}], "42")), 0.0)
         self.assertEqual(asyncio.run(rk.verifiers_component("accuracy")("nothing", "42")), 0.0)
 
+    def test_documented_async_functions_return_coroutines(self):
+        import inspect
+
+        for fn in [rk.verifiers_reward, rk.verifiers_component("accuracy"), rk.compute_score_async] + rk.trl_reward_funcs():
+            self.assertTrue(inspect.iscoroutinefunction(fn), fn.__name__)
+        coro = rk.verifiers_reward("\\boxed{42}", "42")
+        self.assertTrue(inspect.iscoroutine(coro))
+        self.assertEqual(asyncio.run(coro), 1.0)
+        self.assertFalse(inspect.iscoroutinefunction(rk.compute_score))
+
+    def test_component_values_are_raw_not_weighted(self):
+        # examples/math.yaml: format has weight 0, so it is not in the total, yet its raw score is reported
+        row = rk.compute_score("math", "<think>6*7=42</think> \\boxed{42}", "42")
+        self.assertEqual(row["format"], 1.0)
+        self.assertEqual(row["score"], 1.0)
+        self.assertEqual(asyncio.run(rk.verifiers_component("format")("<think>6*7=42</think> \\boxed{41}", "42")), 1.0)
+        self.assertEqual(asyncio.run(rk.verifiers_reward("<think>6*7=42</think> \\boxed{41}", "42")), 0.0)
+
 
 class ProtocolTest(unittest.TestCase):
     def test_spec_and_advantages(self):

@@ -24,6 +24,7 @@ export interface ServerMetrics {
   unscorable: Counter;
   rolloutTimeouts: Counter;
   promptNotFound: Counter;
+  emptyResponse: Counter;
 }
 
 /** Latency buckets, seconds: 1 ms … 60 s. */
@@ -40,6 +41,7 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission)
     unscorable: registry.add(new Counter("rewardkit_unscorable_total", "Unscorable component verdicts by component and reason.")),
     rolloutTimeouts: registry.add(new Counter("rewardkit_rollout_deadline_exceeded_total", "Rollouts that passed the server's per-rollout deadline.")),
     promptNotFound: registry.add(new Counter("rewardkit_openrlhf_prompt_not_found_total", "OpenRLHF queries whose prompt was not found in the query (response located by assistant header or not at all).")),
+    emptyResponse: registry.add(new Counter("rewardkit_openrlhf_empty_response_total", "OpenRLHF queries whose recovered response is empty (a recovery failure: scored as an empty completion), by how the response was located.")),
   };
   registry.add(new Gauge("rewardkit_queue_depth", "Rollouts admitted and not yet answered.", () => admission.depth));
   registry.add(new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END_TOKENS, stripQuery } from "./openrlhf.js";
+import { END_TOKENS, emptyResponseWarner, stripQuery } from "./openrlhf.js";
 
 describe("stripQuery (OpenRLHF query → response)", () => {
   const qwen = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n";
@@ -27,5 +27,70 @@ describe("stripQuery (OpenRLHF query → response)", () => {
   it("extra end tokens extend the list", () => {
     expect(stripQuery(qwen + "A[[END]]pad", qwen, [...END_TOKENS, "[[END]]"]).response).toBe("A");
     expect(stripQuery(qwen + "A[[END]]pad", qwen).response).toBe("A[[END]]pad");
+  });
+
+  it("templated prompt (existing behaviour): the response starts right after it, even when it mentions a header", () => {
+    expect(stripQuery(qwen + "Assistant: 4<|im_end|>", qwen)).toEqual({ response: "Assistant: 4", method: "prompt" });
+    const ds = "User: Hi\n\nAssistant:";
+    expect(stripQuery(ds + " Assistant: 4<｜end▁of▁sentence｜>", ds)).toEqual({ response: " Assistant: 4", method: "prompt" });
+  });
+
+  describe("raw question in prompts[i] (found inside the user turn): the response starts after the last assistant header", () => {
+    const cases: Array<[string, string]> = [
+      ["ChatML (the reported repro)", "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|>"],
+      ["ChatML with a system turn and padding", "<|endoftext|><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|><|endoftext|>"],
+      ["Llama 3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHalf?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n\\boxed{0.5}<|eot_id|>"],
+      ["Gemma", "<bos><start_of_turn>user\nHalf?<end_of_turn>\n<start_of_turn>model\n\\boxed{0.5}<end_of_turn>\n<eos>"],
+      ["Mistral", "<s>[INST] Half? [/INST] \\boxed{0.5}</s>"],
+      ["DeepSeek R1", "<｜begin▁of▁sentence｜><｜User｜>Half?<｜Assistant｜>\\boxed{0.5}<｜end▁of▁sentence｜>"],
+      ["DeepSeek plain text", "User: Half?\n\nAssistant: \\boxed{0.5}<｜end▁of▁sentence｜>"],
+      ["Phi-3", "<|user|>\nHalf?<|end|>\n<|assistant|>\n\\boxed{0.5}<|end|>"],
+    ];
+    for (const [name, query] of cases) {
+      it(name, () => {
+        expect(stripQuery(query, "Half?")).toEqual({ response: "\\boxed{0.5}", method: "prompt_header" });
+      });
+    }
+
+    it("multi-turn: the last assistant header after the question wins", () => {
+      const q = "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\nOf what?<|im_end|>\n<|im_start|>user\nOf one.<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|>";
+      expect(stripQuery(q, "Half?")).toEqual({ response: "\\boxed{0.5}", method: "prompt_header" });
+    });
+
+    it("special-token headers win over plain-text ones the response may contain", () => {
+      const q = "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\nAssistant: \\boxed{0.5}<|im_end|>";
+      expect(stripQuery(q, "Half?")).toEqual({ response: "Assistant: \\boxed{0.5}", method: "prompt_header" });
+      expect(stripQuery(q, "not in the query")).toEqual({ response: "Assistant: \\boxed{0.5}", method: "header" });
+    });
+
+    it("template-free query: no header follows the question, the response starts right after it", () => {
+      expect(stripQuery("Half? The answer is \\boxed{0.5}</s>", "Half?")).toEqual({ response: " The answer is \\boxed{0.5}", method: "prompt" });
+      expect(stripQuery("Half?\n\\boxed{0.5}", "Half?")).toEqual({ response: "\n\\boxed{0.5}", method: "prompt" });
+    });
+  });
+
+  it("a response that recovers empty is returned as empty (the server counts and logs it)", () => {
+    expect(stripQuery(qwen + "<|im_end|><|endoftext|>", qwen)).toEqual({ response: "", method: "prompt" });
+    expect(stripQuery("<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n  \n<|im_end|>", "Half?")).toEqual({ response: "", method: "prompt_header" });
+  });
+});
+
+describe("emptyResponseWarner", () => {
+  it("one line per call, at most one per interval; skipped calls are counted in the next line", () => {
+    const lines: string[] = [];
+    let t = 0;
+    const warn = emptyResponseWarner((l) => lines.push(l), () => t, 1000);
+    warn(2, 8, { index: 3, method: "prompt_header" });
+    t = 500;
+    warn(1, 8, { index: 0, method: "prompt" });
+    warn(1, 8, { index: 0, method: "prompt" });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^rewardkit serve: \/get_reward: 2 of 8 responses recovered empty from query \(first: query\[3\], located by prompt_header\)/);
+    expect(lines[0]!.endsWith("\n")).toBe(true);
+    expect(lines[0]!.slice(0, -1)).not.toContain("\n");
+    t = 1500;
+    warn(1, 4, { index: 1, method: "none" });
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain("(2 similar request(s) not logged since the last warning)");
   });
 });

@@ -34,28 +34,71 @@ export const END_TOKENS: readonly string[] = [
   "<|pad|>",
 ];
 
-/** Assistant headers, tried when `query` does not contain its prompt: the response starts after the last one. */
+/**
+ * Assistant headers of common chat templates, written by special tokens: the response of a templated query starts
+ * after the last one. Matched without the whitespace a template puts after them (dropped separately).
+ */
 export const ASSISTANT_HEADERS: readonly string[] = [
-  "<|im_start|>assistant\n",
-  "<|start_header_id|>assistant<|end_header_id|>\n\n",
-  "<start_of_turn>model\n",
-  "<|assistant|>\n",
-  "<｜Assistant｜>",
-  "[/INST]",
+  "<|im_start|>assistant", // ChatML: Qwen, Yi, many fine-tunes
+  "<|start_header_id|>assistant<|end_header_id|>", // Llama 3
+  "<start_of_turn>model", // Gemma
+  "<|assistant|>", // Phi-3, Zephyr, GLM
+  "<｜Assistant｜>", // DeepSeek V3 / R1 (full-width bars)
+  "<|channel|>final<|message|>", // gpt-oss final channel
+  "[/INST]", // Llama 2, Mistral: the end of the user turn opens the assistant's
 ];
 
-/** How the response was located in `query`. */
-export type StripMethod = "prompt" | "header" | "none";
+/**
+ * Plain-text assistant headers (DeepSeek LLM `User: …\n\nAssistant:`, the R1-Zero template `… Assistant:`). A
+ * response may well contain this text, so these are used only where no {@link ASSISTANT_HEADERS} header is found.
+ */
+export const PLAIN_ASSISTANT_HEADERS: readonly string[] = ["Assistant:"];
+
+/**
+ * How the response was located in `query`: after the prompt (`prompt`), after the last assistant header following
+ * the prompt (`prompt_header`: e.g. `prompts[i]` is the raw question inside the user turn), after the last
+ * assistant header of a query without its prompt (`header`), or not at all (`none`: the whole query).
+ */
+export type StripMethod = "prompt" | "prompt_header" | "header" | "none";
+
+/** End (index just past) of the last assistant header in `text`, special-token headers first; -1 when none. */
+export function lastAssistantHeaderEnd(text: string): number {
+  for (const tier of [ASSISTANT_HEADERS, PLAIN_ASSISTANT_HEADERS]) {
+    let end = -1;
+    let best = -1;
+    for (const h of tier) {
+      const k = text.lastIndexOf(h);
+      if (k > best || (k === best && k >= 0 && k + h.length > end)) {
+        best = k;
+        end = k + h.length;
+      }
+    }
+    if (best >= 0) return end;
+  }
+  return -1;
+}
+
+/** Does `text` end with an assistant header (trailing whitespace aside)? Then it is a chat-templated prompt. */
+function endsWithAssistantHeader(text: string): boolean {
+  const t = text.trimEnd();
+  return [...ASSISTANT_HEADERS, ...PLAIN_ASSISTANT_HEADERS].some((h) => t.endsWith(h));
+}
 
 /**
  * The response inside an OpenRLHF `query`.
- * 1. Drop everything up to the end of the first occurrence of `prompt` in `query` (left padding and a BOS token
- *    before it are dropped with it). If `prompt` is absent or not found, drop everything up to the end of the last
- *    assistant header ({@link ASSISTANT_HEADERS}); if none is found, keep the whole `query`.
+ * 1. Find the first occurrence of `prompt` in `query` and drop everything up to its end (left padding and a BOS
+ *    token before it go with it). If the prompt does not end with an assistant header (it is the raw question,
+ *    found inside the user turn) and an assistant header ({@link ASSISTANT_HEADERS}, else
+ *    {@link PLAIN_ASSISTANT_HEADERS}) follows it, the response starts after the last such header instead.
+ *    If `prompt` is absent or not found, the response starts after the last assistant header of the whole query;
+ *    if there is none, the whole `query` is kept. Whitespace right after a header is dropped.
  * 2. Cut at the first end token (`endTokens`, {@link END_TOKENS} by default) and trim trailing whitespace.
+ * An empty `response` means the recovery failed: the caller reports it (the server counts and logs it).
  *
  * @example stripQuery("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|><|endoftext|>",
  *   "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n") → { response: "Hello!", method: "prompt" }
+ * @example stripQuery("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>", "Hi")
+ *   → { response: "Hello!", method: "prompt_header" }
  */
 export function stripQuery(query: string, prompt: string | null | undefined, endTokens: readonly string[] = END_TOKENS): { response: string; method: StripMethod } {
   let response = query;
@@ -64,18 +107,17 @@ export function stripQuery(query: string, prompt: string | null | undefined, end
   if (at >= 0) {
     response = query.slice(at + prompt!.length);
     method = "prompt";
-  } else {
-    let best = -1;
-    let len = 0;
-    for (const h of ASSISTANT_HEADERS) {
-      const k = query.lastIndexOf(h);
-      if (k > best) {
-        best = k;
-        len = h.length;
+    if (!endsWithAssistantHeader(prompt!)) {
+      const end = lastAssistantHeaderEnd(response);
+      if (end >= 0) {
+        response = response.slice(end).trimStart();
+        method = "prompt_header";
       }
     }
-    if (best >= 0) {
-      response = query.slice(best + len);
+  } else {
+    const end = lastAssistantHeaderEnd(query);
+    if (end >= 0) {
+      response = query.slice(end).trimStart();
       method = "header";
     }
   }
@@ -88,6 +130,32 @@ export function stripQuery(query: string, prompt: string | null | undefined, end
   return { response: response.slice(0, cut).trimEnd(), method };
 }
 
+/** Milliseconds between two warnings about empty recovered responses (the ones in between are counted, then reported). */
+export const EMPTY_WARNING_INTERVAL_MS = 10_000;
+
+/**
+ * One stderr line per request with empty recovered responses, at most one per `intervalMs`; the lines skipped in
+ * between are counted in the next one. `write` and `now` are injectable for tests.
+ */
+export function emptyResponseWarner(write: (line: string) => void = (l) => process.stderr.write(l), now: () => number = Date.now, intervalMs = EMPTY_WARNING_INTERVAL_MS) {
+  let last = -Infinity;
+  let skipped = 0;
+  return (empty: number, total: number, example: { index: number; method: StripMethod }): void => {
+    const t = now();
+    if (t - last < intervalMs) {
+      skipped++;
+      return;
+    }
+    last = t;
+    const more = skipped > 0 ? ` (${skipped} similar request(s) not logged since the last warning)` : "";
+    skipped = 0;
+    write(
+      `rewardkit serve: /get_reward: ${empty} of ${total} responses recovered empty from query (first: query[${example.index}], located by ${example.method}); ` +
+        `they score as empty completions. Either the model generated nothing or the chat template is not recognized (its end token: --end-token).${more}\n`,
+    );
+  };
+}
+
 /**
  * `POST /get_reward`. Each `query[i]` becomes a rollout: id `i`, group from `prompts[i]`, completion the stripped
  * response, `reference` = `labels[i]` as given (a string; null → none). `rewards` and `scores` are both the
@@ -96,6 +164,7 @@ export function stripQuery(query: string, prompt: string | null | undefined, end
  */
 export function getRewardHandler(ctx: ServerContext) {
   const endTokens = [...END_TOKENS, ...ctx.options.endTokens];
+  const warn = emptyResponseWarner();
   return async (c: Context): Promise<Response> => {
     const full = admit(ctx, c);
     if (full) return full;
@@ -114,18 +183,26 @@ export function getRewardHandler(ctx: ServerContext) {
     }
     const ps = (prompts ?? []) as Array<string | null>;
     const ls = (labels ?? []) as Array<string | null>;
-    const rollouts: Rollout[] = (query as string[]).map((q, i) => {
+    const rollouts: Rollout[] = [];
+    const empty: Array<{ index: number; method: StripMethod }> = [];
+    (query as string[]).forEach((q, i) => {
       const prompt = ps[i] ?? undefined;
       const { response, method } = stripQuery(q, prompt, endTokens);
-      if (method !== "prompt") ctx.metrics.promptNotFound.inc({ located_by: method });
+      if (method === "header" || method === "none") ctx.metrics.promptNotFound.inc({ located_by: method });
+      if (response === "") {
+        // a recovery failure, never silent: counted here, logged (rate-limited) once the request is admitted
+        ctx.metrics.emptyResponse.inc({ located_by: method });
+        empty.push({ index: i, method });
+      }
       const r: Rollout = { id: String(i), group: promptGroup(prompt ?? ""), completion: response };
       if (prompt !== undefined) r.prompt = prompt;
       const label = ls[i];
       if (label !== undefined && label !== null) r.reference = label;
-      return r;
+      rollouts.push(r);
     });
     const refused = admit(ctx, c, rollouts.length);
     if (refused) return refused;
+    if (empty.length > 0) warn(empty.length, rollouts.length, empty[0]!);
     const batch = await scoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length));
     const rewards = batch.scores.map((s) => s.reward ?? 0);
     const extra: Record<string, number[]> = {};
