@@ -252,3 +252,35 @@ describe("multi-component advantages through rewardkit score", () => {
     x.forEach((xi, i) => expect(got[i]).toBeCloseTo((xi - m) / Math.sqrt(v + 1e-8), 9));
   });
 });
+
+describe("mistakes are loud", () => {
+  const dir = tmp();
+  const input = join(dir, "in.jsonl");
+  writeFileSync(input, [{ response: "\\boxed{1}", answer: "1", prompt: "a" }, { response: "\\boxed{2}", answer: "1", prompt: "a" }].map((x) => JSON.stringify(x)).join("\n"));
+
+  it("an unknown --map field is an error with a hint", () => {
+    const r = cli(["score", input, "--spec", "examples/math.yaml", "--map", "completions=response", "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--map completions=response: "completions" is not a field rewardkit reads (did you mean "completion"?)');
+  });
+
+  it("a --map source that no record has is a warning", () => {
+    const r = cli(["score", input, "--spec", "examples/math.yaml", "--map", "completion=response", "--map", "reference=answers", "-q"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('warning: --map reference=answers: no input record has "answers"');
+  });
+
+  it("a run that scores nothing exits 1", () => {
+    const r = cli(["score", input, "--spec", "examples/math.yaml", "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`rewardkit: ${input}: no rollout could be scored: all 2 lines were malformed`);
+  });
+
+  it("a JSON spec is parsed as strict JSON, with the position of the error", () => {
+    const spec = join(dir, "s.json");
+    writeFileSync(spec, '{"components": [{"name": "a", "type": "math",}]}');
+    const r = cli(["check", spec]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^rewardkit: ${spec}:1:\\d+: `));
+  });
+});

@@ -75,7 +75,8 @@ describe("structured rewards on the 800 bundled rollouts", () => {
     let penalized = 0;
     for (const x of scored) {
       const len = Math.ceil(x.completion.length / 4);
-      const want = x.step === 0 ? 0 : Math.min((-(len - 200) / 200) * 2, 0);
+      // DAPO's penalty, held at −p past maxLength (400)
+      const want = x.step === 0 ? 0 : Math.min((-(Math.min(len, 400) - 200) / 200) * 2, 0);
       expect(s(x, "overlong")).toBeCloseTo(want, 12);
       const w = x.step === 0 ? 1 : 0.75;
       expect(x.reward).toBeCloseTo(s(x, "accuracy") + w * s(x, "overlong"), 12);

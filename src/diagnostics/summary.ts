@@ -28,6 +28,8 @@ export interface Summary {
   count: number;
   /** Input lines skipped as malformed. */
   malformed: number;
+  /** Problems with the run as a whole (e.g. a `--map` source found in no record). */
+  warnings?: string[];
   reward: { mean: number | null; std: number | null; min: number | null; max: number | null; nullCount: number };
   components: Record<string, ComponentSummary>;
   groups: {
@@ -89,6 +91,7 @@ export class SummaryBuilder {
     elapsedSeconds: number;
     label?: LabelAgreement;
     advantageDiagnostics?: AdvantageDiagnostics;
+    warnings?: string[];
   }): Summary {
     const gi = buildGroupIndex(args.groupIds);
     let singletons = 0;
@@ -137,6 +140,7 @@ export class SummaryBuilder {
       rolloutsPerSecond: args.elapsedSeconds > 0 ? Math.round(this.count / args.elapsedSeconds) : 0,
     };
     if (args.label) summary.label = args.label;
+    if (args.warnings && args.warnings.length > 0) summary.warnings = args.warnings;
     const concentration = this.concentration.finish(args.groupIds);
     if (concentration) summary.concentration = concentration;
     return summary;

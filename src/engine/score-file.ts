@@ -76,6 +76,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const summary = new SummaryBuilder(spec);
   const batch = new AdvantageBatch(spec);
   let malformed = 0;
+  // a --map source that no record has is almost always a typo: say so instead of scoring everything unscorable
+  const mapped = Object.entries(map);
+  const mapMisses = new Map<string, number>();
+  let records = 0;
   const spill = new Spill();
   const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
   if (o.scheduleState) {
@@ -103,6 +107,8 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         report(line, "", `invalid JSON: ${(e as Error).message}`);
         continue;
       }
+      records++;
+      for (const [name, path] of mapped) if (getPath(record, path) === undefined) mapMisses.set(name, (mapMisses.get(name) ?? 0) + 1);
       const r = toRollout(record, line, map);
       if ("problem" in r) report(line, r.problem.field, r.problem.message);
       else yield { rollout: r.rollout, record: record as Record<string, unknown> };
@@ -157,6 +163,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       malformed,
       elapsedSeconds: (performance.now() - t0) / 1000,
       ...(agreement ? { label: agreement.finish() } : {}),
+      warnings: mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`),
     });
   } finally {
     spill.dispose();

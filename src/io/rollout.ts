@@ -55,7 +55,7 @@ function build(record: unknown, line: number, map: Record<string, string>, needs
     if (typeof completion !== "string" && !isMessages(completion)) return { problem: { field: src("completion"), message: "expected a string or an array of chat messages" } };
     rollout.completion = completion;
   }
-  for (const name of ["reference", "labels", "metadata", "reference_logprobs", "completion_tokens"] as const) {
+  for (const name of ["reference", "labels", "metadata", "reference_logprobs", "reference_logprobs_noreason", "completion_tokens"] as const) {
     if (map[name] !== undefined) rollout[name] = get(name) as never;
   }
   const step = get("step");

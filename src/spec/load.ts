@@ -25,6 +25,21 @@ function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { line?: n
   return {};
 }
 
+/** Throws a located SpecError when `text` is not strict JSON. */
+function strictJson(text: string, file: string): void {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    const message = (e as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const pos = at ? Number(at[1]) : undefined;
+    const before = pos === undefined ? "" : text.slice(0, pos);
+    const line = pos === undefined ? undefined : before.split("\n").length;
+    const col = pos === undefined ? undefined : pos - before.lastIndexOf("\n");
+    throw new SpecError([{ file, ...(line !== undefined ? { line, col: col! } : {}), path: "", message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, "")}` }]);
+  }
+}
+
 /**
  * Parses and validates a spec from text (YAML 1.2, which includes JSON).
  * @param text the spec source.
@@ -32,6 +47,8 @@ function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { line?: n
  * @throws {SpecError} with every problem found, each naming file, line, column and field path.
  */
 export function parseSpec(text: string, file: string): CompiledSpec {
+  // YAML 1.2 reads JSON, but leniently (a trailing comma passes): a .json file must be strict JSON.
+  if (extname(file).toLowerCase() === ".json") strictJson(text, file);
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {

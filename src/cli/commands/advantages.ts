@@ -10,7 +10,7 @@ import type { AdvantageInput } from "../../advantage/types.js";
 import { advantageDiagnostics, formatAdvantageDiagnostics } from "../../diagnostics/advantages.js";
 import { readLines } from "../../io/jsonl.js";
 import { openLineWriter, writeFileCreating } from "../../io/output.js";
-import { getPath, parseFieldMap } from "../../io/fields.js";
+import { getPath, parseFieldMap, ROLLOUT_FIELDS, SCORED_FIELDS } from "../../io/fields.js";
 import { toRollout } from "../../io/rollout.js";
 import { Spill } from "../../io/spill.js";
 import { formatProblem } from "../../spec/errors.js";
@@ -50,6 +50,7 @@ interface AdvantagesFlags {
   diagnostics?: string;
   output?: string;
   strict?: boolean;
+  quiet?: boolean;
 }
 
 /** `rewardkit advantages <scored.jsonl> --estimator <name>`: recompute advantages of already-scored rollouts. */
@@ -69,6 +70,7 @@ export function registerAdvantages(program: Command): void {
     .option("--diagnostics <file>", "write advantage diagnostics (mean/std, zero share, ESS, zero-variance groups, collapse, component correlations) as JSON")
     .option("-o, --output <file>", "output JSONL (default: stdout)")
     .option("--strict", "stop at the first malformed line")
+    .option("-q, --quiet", "print nothing but errors")
     .action(async (input: string, o: AdvantagesFlags) => {
       const raw: Record<string, unknown> = parseSettings(o.set);
       if (o.weights.length > 0) raw.weights = { ...((raw.weights as Record<string, number> | undefined) ?? {}), ...parseWeights(o.weights) };
@@ -77,7 +79,7 @@ export function registerAdvantages(program: Command): void {
       const { estimator: est, options } = resolveEstimator(o.estimator, o.preset, raw);
       const needs = est.needs ?? [];
       const stratumKey = needs.includes("strata") ? String(options.key) : undefined;
-      const map = parseFieldMap(o.map);
+      const map = parseFieldMap(o.map, [...ROLLOUT_FIELDS, ...SCORED_FIELDS]);
       const file = input === "-" ? "<stdin>" : input;
       const columns = new ScoredColumns();
       const strataIds = new GroupIds();
@@ -151,7 +153,8 @@ export function registerAdvantages(program: Command): void {
         const diag = advantageDiagnostics(batch, adv);
         if (o.diagnostics) writeFileCreating(o.diagnostics, `${JSON.stringify({ estimator: est.name, preset: o.preset ?? null, options, ...diag }, null, 2)}\n`);
         const shown = Object.fromEntries(Object.entries(options).filter(([key]) => key !== "filter" || options.filter !== "none"));
-        process.stderr.write(
+        if (!o.quiet)
+          process.stderr.write(
           `advantages: ${n} rollouts in ${columns.groups.size} groups with ${est.name}${o.preset ? ` (preset ${o.preset})` : ""} ${JSON.stringify(shown)}` +
             `${dropped ? `; ${dropped} rollouts in zero-variance groups dropped` : ""}${malformed ? `; ${malformed} malformed lines skipped` : ""}\n` +
             `advantages: ${formatAdvantageDiagnostics(diag)}\n`,

@@ -6,6 +6,7 @@ import { writeFileCreating } from "../../io/output.js";
 import { formatProblem } from "../../spec/errors.js";
 import { loadSpec } from "../../spec/load.js";
 import { createProgress } from "../progress.js";
+import { UserError } from "../../core/errors.js";
 import { collect, intOption } from "../options.js";
 import { readStateFile, writeStateFile } from "../state.js";
 
@@ -66,5 +67,7 @@ export function registerScore(program: Command): void {
         const toStdout = o.output !== undefined && o.output !== "-";
         (toStdout ? process.stdout : process.stderr).write(formatSummary(summary) + "\n");
       }
+      for (const w of summary.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
+      if (summary.count === 0 && summary.malformed > 0) throw new UserError(`${input}: no rollout could be scored: all ${summary.malformed} lines were malformed (see above)`);
     });
 }
