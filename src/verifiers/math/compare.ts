@@ -18,7 +18,7 @@ import type { CompareSettings, Outcome, Verdict } from "./verdict.js";
 type Node =
   | { kind: "scalar"; s: string }
   | { kind: "matrix"; rows: string[][] }
-  | { kind: "set"; items: Node[] } // unordered: \{..\}, bare lists, \pm expansions
+  | { kind: "set"; items: Node[]; braced: boolean } // unordered: \{..\} (braced), bare lists, \pm expansions
   | { kind: "seq"; open: string; close: string; items: Node[] } // ordered: (a,b), [a,b)
   | { kind: "union"; items: Node[] };
 
@@ -95,7 +95,7 @@ function parseNode(s: string, depth = 0): Node {
   if (u.length > 1) return { kind: "union", items: u.map((p) => parseNode(p, depth + 1)) };
   if (s.startsWith("\\{") && s.endsWith("\\}")) {
     const inner = s.slice(2, -2);
-    return { kind: "set", items: listItems(inner).flatMap((x) => expandPm(x, depth)) };
+    return { kind: "set", items: listItems(inner).flatMap((x) => expandPm(x, depth)), braced: true };
   }
   const open = s[0] ?? "";
   const close = s[s.length - 1] ?? "";
@@ -106,10 +106,10 @@ function parseNode(s: string, depth = 0): Node {
   }
   const parts = splitTop(s, ",");
   if (parts.length > 1 || splitTop(s, ";").length > 1) {
-    return { kind: "set", items: listItems(s).flatMap((x) => expandPm(x, depth)) };
+    return { kind: "set", items: listItems(s).flatMap((x) => expandPm(x, depth)), braced: false };
   }
   const pm = expandPm(s, depth);
-  if (pm.length > 1) return { kind: "set", items: pm };
+  if (pm.length > 1) return { kind: "set", items: pm, braced: false };
   return { kind: "scalar", s };
 }
 
@@ -465,9 +465,10 @@ function nodeEq(g: Node, p: Node, settings: CompareSettings): Verdict {
     return orderedEq(g.items, p.items, settings);
   }
   if (g.kind === "set" && p.kind === "set") return unorderedEq(dedupe(g.items), dedupe(p.items), settings);
-  // A tuple gold and a bare list prediction (or the reverse): same order required.
-  if (g.kind === "seq" && p.kind === "set" && g.open === "(" && g.close === ")") return orderedEq(g.items, p.items, settings);
-  if (g.kind === "set" && p.kind === "seq" && p.open === "(" && p.close === ")") return unorderedEq(g.items, p.items, settings);
+  // A tuple gold and a bare list prediction (or the reverse): same order required. A set written with
+  // braces (`\{1,3\}`, `{1,3}`) is a set, never a tuple: `(1,3)` ≠ `\{1,3\}` in either direction.
+  if (g.kind === "seq" && p.kind === "set" && !p.braced && g.open === "(" && g.close === ")") return orderedEq(g.items, p.items, settings);
+  if (g.kind === "set" && !g.braced && p.kind === "seq" && p.open === "(" && p.close === ")") return unorderedEq(g.items, p.items, settings);
   return { outcome: false, method: "string" };
 }
 
@@ -498,14 +499,23 @@ export function compareAnswers(
   let ps = collapseChain(decimalComma(pred, gold));
   // A gold `NAME = value` (`AB = 4`, `(p,q) = (3,2)`) against a bare value compares the value.
   const named = ps.includes("=") ? null : nameAssignment(gs);
-  const g = parseNode(inequalityToInterval(named ? named[2] : gs));
+  const gv = named ? named[2] : gs;
+  const gi = inequalityToInterval(gv);
+  const g = parseNode(gi);
   if (!named && !gs.includes("=")) {
     const pn = nameAssignment(ps);
     if (pn && !ASSIGN_RE.test(ps)) ps = pn[2];
   }
-  const p = parseNode(inequalityToInterval(ps));
+  const pi = inequalityToInterval(ps);
+  const p = parseNode(pi);
   // An enumeration (`1, 2, 3`, `1, 2, or 3`, `\{1,2,3\}`, `x=1, x=2`, `\pm 2`) never matches a single gold
   // value, even when one of its items is that value: hedging over candidates is not an answer.
   if (g.kind === "scalar" && p.kind === "set" && p.items.length > 1) return { outcome: "multiple_answers", method: "string" };
-  return nodeEq(g, p, settings);
+  const v = nodeEq(g, p, settings);
+  // `(1,3)` is an open interval or an ordered pair: a two-sided inequality `1 < x < 3` matches it only
+  // as an interval, which the gold does not say (`(2,\infty)` does). Not a confident match.
+  if (v.outcome === true && pi !== ps && gi === gv && g.kind === "seq" && g.open === "(" && g.close === ")" && g.items.length === 2 && !/\\infty/.test(gi)) {
+    return { outcome: "undecidable", method: "string" };
+  }
+  return v;
 }

@@ -163,6 +163,39 @@ const CASES: [string, string, 1 | 0 | null][] = [
   ["50", "\\text{D}", 0],
   // unicode
   ["-3", "\u22123", 1],
+  // a tuple is never a set (either direction, any brace spelling); null = undecidable
+  ["(1,3)", "\\{1,3\\}", 0],
+  ["(1,3)", "{1,3}", 0],
+  ["(1,3)", "\\left\\{1,3\\right\\}", 0],
+  ["(1,3)", "\\lbrace 1,3\\rbrace", 0],
+  ["\\{1,3\\}", "(1,3)", 0],
+  ["\\{1,3\\}", "\\lbrace 3,1 \\rbrace", 1],
+  ["(1,3)", "\\langle 1,3\\rangle", 1],
+  ["[1,3]", "\\{1,3\\}", 0],
+  ["\\{1\\}", "1", 0],
+  ["1", "\\{1\\}", 0],
+  ["(1,3)", "\\begin{pmatrix}1\\\\3\\end{pmatrix}", 0],
+  ["(1,3)", "1, 3", 1],
+  ["(1,3)", "(1,3)", 1],
+  ["(1,3)", "1 < x < 3", null],
+  ["1 < x < 3", "(1,3)", 1],
+  ["(1,\\infty)", "x > 1", 1],
+  // degrees: radians inside trigonometric functions; a degree answer vs a radian answer is unsure
+  ["\\frac{\\sqrt{3}}{2}", "\\sin 60^\\circ", 1],
+  ["\\sin 60^\\circ", "\\frac{\\sqrt{3}}{2}", 1],
+  ["\\frac{1}{2}", "\\cos(60^{\\circ})", 1],
+  ["\\frac{1}{2}", "\\cos 45^\\circ", 0],
+  ["\\sin x^\\circ", "\\sin\\frac{\\pi x}{180}", 1],
+  ["60^\\circ", "\\frac{\\pi}{3}", null],
+  ["\\frac{\\pi}{3}", "60 \\text{ degrees}", null],
+  ["\\frac{\\pi}{3}", "45^\\circ", 0],
+  ["(3,\\frac{\\pi}{2})", "(3, 90^\\circ)", null],
+  // units of one dimension are not converted: a mismatch is unsure, not 0
+  ["5.4 \\text{ cents}", "\\$0.054", null],
+  ["2 \\text{ m}", "200 \\text{ cm}", null],
+  ["2 \\text{ m}", "3 \\text{ m}", 0],
+  ["12 \\text{ cm}", "13", 0],
+  ["5 \\text{ kg}", "6 \\text{ cm}", 0],
 ];
 
 describe("verifyMath: answer shapes and traps", () => {
@@ -183,6 +216,22 @@ describe("verifyMath: statuses, options, references", () => {
       const r = await verifyMath(box("1"), ref);
       expect(r).toMatchObject({ score: null, status: "unscorable", reason: "no_reference" });
     }
+  });
+  it("a reference of another shape → invalid_reference (not no_reference)", async () => {
+    for (const ref of [{ value: "3" }, [], [{ value: "3" }], ["3", ["4"]], true, Number.NaN, Infinity]) {
+      const r = await verifyMath(box("3"), ref);
+      expect(r).toMatchObject({ score: null, status: "unscorable", reason: "invalid_reference" });
+      expect(r.details?.expected).toEqual(expect.any(String));
+    }
+  });
+  it("an array of references: any one matching scores 1", async () => {
+    expect(await verifyMath(box("4"), ["3", "4"])).toMatchObject({ score: 1, details: { matched: 1 } });
+    expect((await verifyMath(box("\\frac12"), [0.5])).score).toBe(1);
+    expect(await verifyMath(box("5"), ["3", "4"])).toMatchObject({ score: 0, reason: "wrong_answer" });
+    // an undecided alternative may be the right one: undecidable, not 0
+    expect(await verifyMath(box("\\frac{\\pi}{3}"), ["1", "60^\\circ"])).toMatchObject({ score: null, reason: "undecidable" });
+    expect((await verifyMath("no answer here", ["3", "4"])).reason).toBe("no_answer");
+    expect((await verifyMath(box("3"), ["", " "])).reason).toBe("no_reference");
   });
   it("no extractable answer → no_answer with details.extracted = null", async () => {
     const r = await verifyMath("I am not sure.", "3");

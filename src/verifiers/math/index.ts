@@ -14,7 +14,7 @@ import { loadCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
 import { afterThink, allBoxed, extractAnswer, stripDelimiters } from "./extract.js";
 import { splitTop } from "./compare.js";
-import { normalizeAnswer, type Normalized } from "./normalize.js";
+import { normalizeAnswer, unitDimension, type Normalized } from "./normalize.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
 
@@ -64,10 +64,9 @@ function isListGold(s: string): boolean {
 }
 
 /** Gold answer text from a reference: a string (possibly `\boxed{}` or a `####` solution) or a number. */
-function goldText(reference: unknown): string | null {
+function goldText(reference: string | number | bigint): string | null {
   if (typeof reference === "number") return Number.isFinite(reference) ? String(reference) : null;
   if (typeof reference === "bigint") return reference.toString();
-  if (typeof reference !== "string") return null;
   const t = reference.trim();
   if (t === "") return null;
   const boxes = distinctInner(t);
@@ -144,15 +143,45 @@ function refused(n: Normalized, o: MathOptions): "parse_error" | null {
   return n.s.length > o.maxAnswerChars || nestingDepth(n.s) > MAX_DEPTH ? "parse_error" : null;
 }
 
+/** A lone value (no list, relation or assignment) that can be wrapped as `\frac{(v)\pi}{180}`. */
+function loneValue(s: string): boolean {
+  return !/[=<>,;]|\\[lg]eq|\\cup/.test(s);
+}
+
+/**
+ * Units dropped by normalization must not make a confident 0: a `false` verdict becomes `undecidable`
+ * when one side is an angle in degrees and the other an expression in `\pi` that equals it in radians
+ * (`30^\circ` vs `\frac{\pi}{6}`), when a degree sign could not be read (`\sin x^\circ`), or when the two
+ * sides carry different units of one dimension (`5.4 \text{ cents}` vs `\$0.054`, `2 m` vs `200 cm`).
+ */
+function unitPolicy(gold: Normalized, pred: Normalized, v: Verdict, o: MathOptions): Verdict {
+  if (v.outcome !== false) return v;
+  const unsure: Verdict = { outcome: "undecidable", method: v.method };
+  if (gold.deg === "unresolved" || pred.deg === "unresolved") return unsure;
+  if ((gold.deg === "angle") !== (pred.deg === "angle")) {
+    const [deg, other] = gold.deg === "angle" ? [gold, pred] : [pred, gold];
+    if (/\\pi(?![a-zA-Z])/.test(other.s)) {
+      if (!loneValue(deg.s) || !loneValue(other.s)) return unsure;
+      const rad = `\\frac{(${deg.s})\\pi}{180}`;
+      const w = deg === gold ? compareAnswers(rad, pred.s, false, pred.text, settingsOf(o)) : compareAnswers(gold.s, rad, gold.text, false, settingsOf(o));
+      return w.outcome === false ? v : unsure;
+    }
+  }
+  const gd = unitDimension(gold.unit);
+  if (gd !== undefined && gold.unit !== pred.unit && gd === unitDimension(pred.unit)) return unsure;
+  return v;
+}
+
 /** The verdict for a normalized pair, from the cache or computed (a Promise only while the CAS loads). */
 function verdictOf(gold: Normalized, pred: Normalized, o: MathOptions): MaybePromise<Verdict> {
   const { cache, prefix } = cacheFor(o);
-  const key = `${prefix}\u0000${gold.text ? "T" : ""}${gold.s}\u0000${pred.text ? "T" : ""}${pred.s}`;
+  const mark = (n: Normalized) => `${n.text ? "T" : ""}${n.deg ?? ""}|${n.unit ?? ""}|`;
+  const key = `${prefix}\u0000${mark(gold)}${gold.s}\u0000${mark(pred)}${pred.s}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const compute = (): MaybePromise<Verdict> => {
     try {
-      const v = compareAnswers(gold.s, pred.s, gold.text, pred.text, settingsOf(o));
+      const v = unitPolicy(gold, pred, compareAnswers(gold.s, pred.s, gold.text, pred.text, settingsOf(o)), o);
       cache.set(key, v);
       return v;
     } catch (err) {
@@ -211,14 +240,17 @@ function severalBoxes(gold: Normalized, boxes: Normalized[], o: MathOptions, ext
  *   `\boxed{}`, "final answer is", `Answer:` line, `#### n`), `options.multipleBoxed` choosing among
  *   several boxed answers and `options.answerAfterThink` restricting the search to the text after `</think>`.
  * @param reference gold answer: a string (LaTeX allowed, may itself be `\boxed{...}` or a GSM8K
- *   solution ending in `#### n`) or a finite number.
+ *   solution ending in `#### n`), a finite number, or a non-empty array of them (acceptable answers: 1 if
+ *   any matches, `details.matched` its index; else `undecidable` if any was, then `parse_error`, then 0).
  * @param options partial {@link MathOptions}; validated (throws a ZodError on unknown keys/bad values).
  * @returns `ok(1)` when equivalent; `ok(0, "wrong_answer")` when not; `ok(0, "multiple_answers")` for an
  *   enumeration offered for a single-valued gold (`\boxed{1, 2, 3}` for `2`) or, under
  *   `multipleBoxed: reject | all`, for boxed answers that disagree; `unscorable` with `no_reference`
  *   (missing/empty reference), `no_answer` (nothing extracted), `parse_error` (a side does not parse,
  *   is longer than `maxAnswerChars` or nested deeper than 64 brackets; two parse errors never match),
- *   `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling).
+ *   `invalid_reference` (a reference of another shape: object, empty array, boolean, `NaN`),
+ *   `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling, degrees vs radians or two units of
+ *   one dimension that differ as bare numbers).
  *   `details.extracted` holds the raw extracted answer (`null` if none) and `details.method` the
  *   deciding method (`fast` | `cas` | `sampling` | `string`). Synchronous, except the first time the
  *   CAS is needed in a process: then a Promise (the engine is imported once, ~0.25 s).
@@ -230,6 +262,51 @@ export function verifyMath(
   options?: Partial<MathOptions>,
 ): ComponentResult | Promise<ComponentResult> {
   const o = resolveOptions(options);
+  if (reference === undefined || reference === null) return unscorable("no_reference", { extracted: null });
+  if (Array.isArray(reference)) {
+    const refs: unknown[] = reference;
+    if (refs.length === 0 || !refs.every(isScalarReference)) return invalidReference();
+    const alternatives = refs as (string | number | bigint)[];
+    return then(
+      sequence(alternatives.map((r) => () => verifyOne(completion, r, o))),
+      (rs) => (rs.length === 1 ? (rs[0] as ComponentResult) : bestOf(rs)),
+    );
+  }
+  if (!isScalarReference(reference)) return invalidReference();
+  return verifyOne(completion, reference, o);
+}
+
+const REFERENCE_SHAPE = "a string, a finite number, or a non-empty array of them (any one may match)";
+
+function invalidReference(): ComponentResult {
+  return unscorable("invalid_reference", { extracted: null, expected: REFERENCE_SHAPE });
+}
+
+/** A reference that is one answer: a string, a finite number or a bigint. */
+function isScalarReference(r: unknown): r is string | number | bigint {
+  return typeof r === "string" || typeof r === "bigint" || (typeof r === "number" && Number.isFinite(r));
+}
+
+/** Preference among the results of several acceptable references: a match, else the least confident. */
+const RANK: Record<string, number> = { undecidable: 5, timeout: 5, parse_error: 4, wrong_answer: 3, multiple_answers: 3, no_answer: 2, no_reference: 1 };
+
+/**
+ * The result over several acceptable references: 1 if any matches (`details.matched` is its index);
+ * otherwise `undecidable` if any was undecidable (an undecided alternative may be the right one), then
+ * `parse_error`, then 0 (`wrong_answer` / `multiple_answers`).
+ */
+function bestOf(rs: ComponentResult[]): ComponentResult {
+  const hit = rs.findIndex((r) => r.score === 1);
+  if (hit >= 0) {
+    const r = rs[hit] as ComponentResult;
+    return { ...r, details: { ...r.details, matched: hit } };
+  }
+  let best = rs[0] as ComponentResult;
+  for (const r of rs) if ((RANK[r.reason ?? ""] ?? 0) > (RANK[best.reason ?? ""] ?? 0)) best = r;
+  return best;
+}
+
+function verifyOne(completion: string, reference: string | number | bigint, o: MathOptions): ComponentResult | Promise<ComponentResult> {
   const g = goldText(reference);
   if (g === null) return unscorable("no_reference", { extracted: null });
   if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });

@@ -18,6 +18,99 @@ export interface Normalized {
   s: string;
   /** The whole answer was a `\text{}`-like wrapper (a word answer such as `\text{Monday}`). */
   text: boolean;
+  /**
+   * A degree sign was dropped: `angle` on a value (`30^\circ` → `30`); `unresolved` where a degree sign
+   * in a trigonometric expression could not be converted to radians. Absent otherwise.
+   */
+  deg?: "angle" | "unresolved";
+  /** The measurement unit dropped after the value (canonical: `cm`, `dollar`, …), when it is a known unit. */
+  unit?: string;
+}
+
+/** Dimension of each canonical unit: a false verdict between two units of one dimension is unsure. */
+const UNIT_DIMENSIONS: Record<string, string> = {
+  mm: "length", cm: "length", m: "length", km: "length", in: "length", ft: "length", yd: "length", mi: "length",
+  dollar: "money", cent: "money",
+  s: "time", min: "time", h: "time", day: "time", week: "time", month: "time", year: "time",
+  mg: "mass", g: "mass", kg: "mass", lb: "mass", oz: "mass", ton: "mass",
+  ml: "volume", l: "volume", gal: "volume", qt: "volume", cup: "volume",
+  mph: "speed", kmh: "speed",
+};
+
+const UNIT_SYNONYMS: [RegExp, string][] = [
+  [/^(?:mm|millimet(?:er|re)s?)$/, "mm"],
+  [/^(?:cm|centimet(?:er|re)s?)$/, "cm"],
+  [/^(?:m|met(?:er|re)s?)$/, "m"],
+  [/^(?:km|kilomet(?:er|re)s?)$/, "km"],
+  [/^(?:in|inch(?:es)?)$/, "in"],
+  [/^(?:ft|feet|foot)$/, "ft"],
+  [/^(?:yd|yards?)$/, "yd"],
+  [/^(?:mi|miles?)$/, "mi"],
+  [/^(?:\$|dollars?|usd)$/, "dollar"],
+  [/^(?:cents?|¢)$/, "cent"],
+  [/^(?:s|secs?|seconds?)$/, "s"],
+  [/^(?:mins?|minutes?)$/, "min"],
+  [/^(?:h|hrs?|hours?)$/, "h"],
+  [/^days?$/, "day"],
+  [/^weeks?$/, "week"],
+  [/^months?$/, "month"],
+  [/^(?:yrs?|years?)$/, "year"],
+  [/^(?:mg|milligrams?)$/, "mg"],
+  [/^(?:g|grams?)$/, "g"],
+  [/^(?:kg|kilograms?)$/, "kg"],
+  [/^(?:lbs?|pounds?)$/, "lb"],
+  [/^(?:oz|ounces?)$/, "oz"],
+  [/^tons?$/, "ton"],
+  [/^(?:ml|millilit(?:er|re)s?)$/, "ml"],
+  [/^(?:l|lit(?:er|re)s?)$/, "l"],
+  [/^(?:gal|gallons?)$/, "gal"],
+  [/^(?:qt|quarts?)$/, "qt"],
+  [/^cups?$/, "cup"],
+  [/^mph$/, "mph"],
+  [/^(?:km\/h|kph)$/, "kmh"],
+];
+
+/** The canonical name of a unit word (`centimeters` → `cm`, `square feet` → `ft`), or undefined. */
+function canonicalUnit(word: string): string | undefined {
+  const w = word
+    .trim()
+    .toLowerCase()
+    .replace(/^(?:square|sq\.?|cubic)\s+/, "")
+    .replace(/\s*\^\s*\{?[23]\}?$/, "");
+  for (const [re, name] of UNIT_SYNONYMS) if (re.test(w)) return name;
+  return undefined;
+}
+
+/** The dimension of a canonical unit (`cm` → `length`), if known. */
+export function unitDimension(unit: string | undefined): string | undefined {
+  return unit === undefined ? undefined : UNIT_DIMENSIONS[unit];
+}
+
+const TRIG_RE = /\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])/;
+/** A degree sign: `^\circ`, `^{\circ}`, a bare `\circ` or `\degree`. */
+const DEG_SIGN = String.raw`(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![a-zA-Z])|\\(?:circ|degree)(?![a-zA-Z]))`;
+const DEG_SIGN_RE = new RegExp(DEG_SIGN, "g");
+const HAS_DEG_RE = new RegExp(DEG_SIGN);
+/** A number, a braced group or a variable (`x`, `\\theta`) of degrees in a trigonometric expression. */
+const TRIG_DEG_RE = new RegExp(String.raw`(\d+(?:\.\d+)?|\{[^{}]*\}|\\(?!circ)[a-zA-Z]+|(?<![\\a-zA-Z])[a-zA-Z])\s*${DEG_SIGN}`, "g");
+/** A degree word: `\text{ degrees}` anywhere, or `degrees` ending the answer after a value. */
+const DEG_WORD_RE = /\\(?:text|mbox|mathrm|textrm)\s*\{\s*degrees?\s*\}|([\d}])\s*degrees?\s*$/gi;
+
+/**
+ * Degrees. In a trigonometric expression a number of degrees becomes radians (`\sin 60^\circ` →
+ * `\sin(\frac{60}{180}\pi)`), and a degree sign that cannot be converted (`\sin x^\circ`) marks the answer
+ * `unresolved`. Elsewhere the sign is dropped (`30^\circ` → `30`) and the answer marked as an `angle` in
+ * degrees, so that a radian answer on the other side is not judged against the bare number.
+ */
+function degrees(input: string): { s: string; deg?: "angle" | "unresolved" } {
+  const s = input.replace(DEG_WORD_RE, (_m, before: string | undefined) => `${before ?? ""}^\\circ`);
+  if (!HAS_DEG_RE.test(s)) return { s };
+  if (TRIG_RE.test(s)) {
+    const t = s.replace(TRIG_DEG_RE, (_m, v: string) => `(\\frac{${v.startsWith("{") ? v.slice(1, -1) : v}}{180}\\pi)`);
+    if (!HAS_DEG_RE.test(t)) return { s: t };
+    return { s: t.replace(DEG_SIGN_RE, ""), deg: "unresolved" };
+  }
+  return { s: s.replace(DEG_SIGN_RE, ""), deg: "angle" };
 }
 
 const UNICODE: [RegExp, string][] = [
@@ -106,10 +199,14 @@ export function normalizeAnswer(input: string): Normalized {
   s = unbox(s);
   // A doubly escaped command (`\\frac`, from a twice-escaped string) outside matrices is the command.
   if (!s.includes("\\begin")) s = s.replace(/(?<!\\)\\\\(?=[a-zA-Z])/g, "\\");
+  const dollar = /\\\$/.test(s);
   // Math delimiters anywhere (answers are short; `$` is also the dollar sign, dropped either way).
   s = s.replace(/\\[()[\]]/g, " ").replace(/\\\$/g, " ").replace(/\$/g, " ");
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg)(?![a-zA-Z])\s*\.?/g, "");
   s = s.replace(/\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g, " ");
+  // `\lbrace 1, 3 \rbrace` is the set `\{1,3\}`; `\langle 1, 3 \rangle` a vector, compared as the tuple `(1,3)`.
+  s = s.replace(/\\lbrace(?![a-zA-Z])\s*/g, "\\{").replace(/\s*\\rbrace(?![a-zA-Z])/g, "\\}");
+  s = s.replace(/\\langle(?![a-zA-Z])\s*/g, "(").replace(/\s*\\rangle(?![a-zA-Z])/g, ")");
   s = s.replace(/\\[dtc]frac(?![a-zA-Z])/g, "\\frac");
   // ASCII and named relations: != >= <= \lt \gt \ne.
   s = s.replace(/!=/g, "\\neq ").replace(/>=/g, "\\geq ").replace(/<=/g, "\\leq ");
@@ -123,8 +220,9 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/\{,\}/g, ",");
   // Spacing commands.
   s = s.replace(/(?<!\\)\\[!,;:> ]/g, " ").replace(/\\q?quad(?![a-zA-Z])/g, " ").replace(/~/g, " ");
-  // Degrees.
-  s = s.replace(/\^\s*\{\s*\\circ\s*\}/g, "").replace(/\^\s*\\circ/g, "").replace(/\\(?:circ|degree)(?![a-zA-Z])/g, "");
+  // Degrees (radians inside trigonometric functions; elsewhere dropped and remembered).
+  const d = degrees(s);
+  s = d.s;
   // Percent.
   s = s.replace(/\\%/g, "%").replace(/\\text\s*\{\s*%\s*\}/g, "%");
   s = s.replace(/\\(?:text|mbox|mathrm)\s*\{\s*(?:percent)\s*\}/g, "%");
@@ -132,6 +230,7 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/([\d}])\s*(?:percent(?:age)?|pct)(?![a-zA-Z])/gi, "$1%");
   // Text wrappers.
   let text = false;
+  let unit: string | undefined = dollar ? "dollar" : undefined;
   const whole = WHOLE_TEXT_RE.exec(s.trim());
   if (whole) {
     s = (whole[1] ?? "").trim();
@@ -144,6 +243,7 @@ export function normalizeAnswer(input: string): Normalized {
       if (/^[a-zA-Z]$/.test(c) || /^\([A-E]\)$/.test(c) || /^[\d.,\s+-]+$/.test(c)) return ` ${c} `;
       if (c === "%") return "%";
       if (/^[ap]\.?\s*m\.?$/i.test(c)) return ` ${c} `; // 4:30 \text{ p.m.}
+      unit ??= canonicalUnit(c);
       return " "; // a unit or a word after a value
     });
   }
@@ -173,12 +273,18 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.trim();
   if (!text) {
     const u = TRAILING_UNIT_RE.exec(s);
-    if (u && u[1] !== undefined) s = u[1];
+    if (u && u[1] !== undefined) {
+      unit ??= canonicalUnit(s.slice(u[1].length));
+      s = u[1];
+    }
   }
   s = trimPunctuation(s);
   // A lone integer with comma thousands separators; `1, 2` (space) is a list and `(1,2)` a tuple.
   if (/^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?\s*%?$/.test(s)) s = s.replace(/,/g, "");
   // Whitespace is significant only between two letters (`\cot x`, `4:30 p.m.` keeps nothing else).
   s = s.replace(/\s+/g, " ").replace(/ (?![a-zA-Z])|(?<![a-zA-Z]) /g, "");
-  return { s, text };
+  const out: Normalized = { s, text };
+  if (d.deg !== undefined) out.deg = d.deg;
+  if (unit !== undefined) out.unit = unit;
+  return out;
 }
