@@ -276,6 +276,14 @@ describe("mistakes are loud", () => {
     expect(r.stderr).toContain(`rewardkit: ${input}: no rollout could be scored: all 2 lines were malformed`);
   });
 
+  it("a missing input file is a user error (exit 1), also when gzipped", () => {
+    for (const cmd of [["score", join(dir, "none.jsonl.gz"), "--spec", "examples/math.yaml", "-q"], ["advantages", join(dir, "none.jsonl.gz"), "-q"]]) {
+      const r = cli(cmd);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`rewardkit: ENOENT: no such file or directory, open '${join(dir, "none.jsonl.gz")}'\n`);
+    }
+  });
+
   it("a JSON spec is parsed as strict JSON, with the position of the error", () => {
     const spec = join(dir, "s.json");
     writeFileSync(spec, '{"components": [{"name": "a", "type": "math",}]}');

@@ -10,10 +10,18 @@ export interface RawLine {
   text: string;
 }
 
-/** Opens a file (`.gz` decompressed by extension) or stdin (`-`) as a byte stream. */
+/**
+ * Opens a file (`.gz` decompressed by extension) or stdin (`-`) as a byte stream. Errors of the file itself
+ * (missing, unreadable) surface on the returned stream, also through the gunzip.
+ */
 export function openInput(path: string): Readable {
   const raw: Readable = path === "-" ? process.stdin : createReadStream(path);
-  return path.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
+  if (!path.endsWith(".gz")) return raw;
+  const gunzip = createGunzip();
+  // pipe() does not forward errors: without this a missing .gz file is an uncaught 'error' event
+  raw.on("error", (e) => gunzip.destroy(e));
+  if (path !== "-") gunzip.on("close", () => raw.destroy());
+  return raw.pipe(gunzip);
 }
 
 /**
@@ -31,9 +39,14 @@ export async function* readLines(path: string): AsyncGenerator<RawLine> {
     failure = e;
     rl.close();
   });
-  for await (const text of rl) {
-    line++;
-    if (text.trim() !== "") yield { line, text };
+  try {
+    for await (const text of rl) {
+      line++;
+      if (text.trim() !== "") yield { line, text };
+    }
+  } finally {
+    // a consumer that stops early (strict mode, an error) must not leave the file descriptor open
+    if (path !== "-") input.destroy();
   }
   if (failure) throw failure;
 }
