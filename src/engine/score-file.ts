@@ -80,16 +80,6 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const mapped = Object.entries(map);
   const mapMisses = new Map<string, number>();
   let records = 0;
-  const spill = new Spill();
-  const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
-  if (o.scheduleState) {
-    try {
-      scorer.restore(o.scheduleState);
-    } catch (e) {
-      await scorer.close();
-      throw e;
-    }
-  }
 
   const report = (line: number, path: string, message: string): void => {
     const p: Problem = { file: o.input === "-" ? "<stdin>" : o.input, line, path, message };
@@ -115,46 +105,54 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     }
   }
 
+  const spill = new Spill();
   try {
+    const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
     try {
+      if (o.scheduleState) scorer.restore(o.scheduleState);
       await mapOrdered(
-      rollouts(),
-      Math.max(64, 16 * (o.concurrency ?? 4)),
-      ({ rollout }) => scorer.score(rollout),
-      async ({ results, reward }, { rollout, record }) => {
-        summary.add(results, reward);
-        batch.add(rollout, results, reward);
-        if (agreement) {
-          const r = results[labelIdx]!;
-          agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx), {
-            id: rollout.id,
-            score: r.score,
-            ...(r.reason ? { reason: r.reason } : {}),
-            extracted: r.details?.extracted,
-            reference: rollout.reference,
-          });
-        }
-        const out: Record<string, unknown> = { ...record };
-        if (!("id" in out)) out.id = rollout.id;
-        if (!("group" in out)) out.group = rollout.group;
-        out.reward = reward;
-        out.components = componentsRecord(spec, results);
-        delete out.advantage; // appended in pass two
-        await spill.write(JSON.stringify(out));
-        o.onProgress?.(batch.rewards.length);
-      },
-    );
-    o.onScheduleState?.(scorer.snapshot());
+        rollouts(),
+        Math.max(64, 16 * (o.concurrency ?? 4)),
+        ({ rollout }) => scorer.score(rollout),
+        async ({ results, reward }, { rollout, record }) => {
+          summary.add(results, reward);
+          batch.add(rollout, results, reward);
+          if (agreement) {
+            const r = results[labelIdx]!;
+            agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx), {
+              id: rollout.id,
+              score: r.score,
+              ...(r.reason ? { reason: r.reason } : {}),
+              extracted: r.details?.extracted,
+              reference: rollout.reference,
+            });
+          }
+          const out: Record<string, unknown> = { ...record };
+          if (!("id" in out)) out.id = rollout.id;
+          if (!("group" in out)) out.group = rollout.group;
+          out.reward = reward;
+          out.components = componentsRecord(spec, results);
+          delete out.advantage; // appended in pass two
+          await spill.write(JSON.stringify(out));
+          o.onProgress?.(batch.rewards.length);
+        },
+      );
+      o.onScheduleState?.(scorer.snapshot());
     } finally {
       await scorer.close();
     }
     const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics } = batch.compute();
     const writer = openLineWriter(o.output);
-    let k = 0;
-    for await (const { text } of spill.read()) {
-      await writer.write(`${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k++]!))}}`);
+    try {
+      let k = 0;
+      for await (const { text } of spill.read()) {
+        await writer.write(`${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k++]!))}}`);
+      }
+      await writer.close();
+    } catch (e) {
+      writer.destroy();
+      throw e;
     }
-    await writer.close();
     return summary.finish({
       rewards: rewardArr,
       groupIds: groupArr,

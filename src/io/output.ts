@@ -6,7 +6,10 @@ import type { Writable } from "node:stream";
 /** A line sink with backpressure: `write` resolves when the stream can take more. */
 export interface LineWriter {
   write(line: string): Promise<void>;
+  /** Ends the stream and resolves when everything is flushed (stdout is left open). */
   close(): Promise<void>;
+  /** Abandons a file on an error path: closes its descriptor without flushing (stdout is left open). */
+  destroy(): void;
 }
 
 /** Creates the parent folders of `path` (like `mkdir -p`). */
@@ -40,6 +43,9 @@ export function openLineWriter(path: string | undefined): LineWriter {
       if (toStdout) return;
       stream.end();
       await once(stream, "finish");
+    },
+    destroy() {
+      if (!toStdout) stream.destroy();
     },
   };
 }

@@ -14,20 +14,25 @@ import type { LineWriter } from "./output.js";
 export class Spill {
   private readonly dir = mkdtempSync(join(tmpdir(), "rewardkit-"));
   readonly path = join(this.dir, "spill.jsonl");
-  private readonly writer: LineWriter = openLineWriter(this.path);
+  // Opened on the first write: a job that fails before writing anything has no stream still opening when the
+  // folder is removed (that open would fail with an uncaught ENOENT).
+  private writer: LineWriter | undefined;
 
   write(line: string): Promise<void> {
+    this.writer ??= openLineWriter(this.path);
     return this.writer.write(line);
   }
 
-  /** Closes the write side and streams the lines back in order. */
+  /** Closes the write side and streams the lines back in order (none when nothing was written). */
   async *read(): AsyncGenerator<RawLine> {
+    if (!this.writer) return;
     await this.writer.close();
     yield* readLines(this.path);
   }
 
-  /** Deletes the temporary file. Safe to call twice. */
+  /** Closes and deletes the temporary file, also when pass two never ran (an error in pass one). Safe to call twice. */
   dispose(): void {
+    this.writer?.destroy();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,37 @@
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseSpec } from "../spec/load.js";
+import { InputError, scoreFile } from "./score-file.js";
+
+describe("scoreFile error paths leave no temporary files", () => {
+  const saved = process.env.TMPDIR;
+  let tmp: string;
+  let input: string;
+  beforeEach(() => {
+    const dir = mkdtempSync(join(tmpdir(), "rewardkit-score-file-"));
+    input = join(dir, "in.jsonl");
+    tmp = mkdtempSync(join(dir, "tmp-")); // the spill folder appears (and must vanish) in here
+    process.env.TMPDIR = tmp;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  });
+
+  const spec = parseSpec(`components:\n  - {name: a, type: contains, value: "x"}`, "t.yaml");
+
+  it("a strict run that stops at a malformed line", async () => {
+    writeFileSync(input, `{"completion": "x"}\nnot json\n{"completion": "y"}\n`);
+    await expect(scoreFile(spec, { input, output: join(input, "..", "out.jsonl"), strict: true })).rejects.toBeInstanceOf(InputError);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("a schedule state of another spec", async () => {
+    writeFileSync(input, `{"completion": "x"}\n`);
+    const state = { version: 1, frontier: -1, schedules: { "components.a.weight": {} }, pending: [] };
+    await expect(scoreFile(spec, { input, output: join(input, "..", "out.jsonl"), scheduleState: state as never })).rejects.toThrow("this spec has none");
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
