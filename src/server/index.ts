@@ -32,7 +32,8 @@ export interface RunningServer {
 }
 
 /**
- * Starts serving `spec`. @throws Error for inconsistent options; rejects when the port cannot be bound.
+ * Starts serving `spec`. @throws Error for inconsistent options; rejects with the listen error (`EADDRINUSE`,
+ * `EACCES` …) when the port cannot be bound, after closing the worker pool.
  */
 export async function startServer(spec: CompiledSpec, opts: Partial<ServerOptions> = {}): Promise<RunningServer> {
   const options = resolveOptions(opts);
@@ -44,17 +45,23 @@ export async function startServer(spec: CompiledSpec, opts: Partial<ServerOption
   const app = createApp(ctx);
   let active = 0;
   const idle: Array<() => void> = [];
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s as Server)) as Server;
-    s.once("error", reject);
-    // counts a request until its response is fully written, so draining never cuts a reply short
-    s.on("request", (_req, res) => {
-      active++;
-      res.once("close", () => {
-        if (--active === 0) for (const f of idle.splice(0)) f();
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s as Server)) as Server;
+      s.once("error", reject);
+      // counts a request until its response is fully written, so draining never cuts a reply short
+      s.on("request", (_req, res) => {
+        active++;
+        res.once("close", () => {
+          if (--active === 0) for (const f of idle.splice(0)) f();
+        });
       });
     });
-  });
+  } catch (e) {
+    await scorer.close(); // the port could not be bound: nobody else holds the worker pool
+    throw e;
+  }
   server.keepAliveTimeout = 65_000; // longer than common client pools' idle timeouts
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<boolean> | undefined;
