@@ -66,17 +66,22 @@ function systemMounts(): string[] {
  */
 function prepareRun(language: Language, task: HarnessTask, limits: SandboxLimits, nonce: string, owner: number | undefined, work: boolean): { root: string; input: string; work: string } {
   const root = mkdtempSync(join(tmpdir(), "rewardkit-run-"));
-  chmodSync(root, 0o755);
-  const input = join(root, "in");
-  mkdirSync(input, { mode: 0o755 });
-  const workDir = join(root, "work");
-  if (work) {
-    mkdirSync(workDir, { mode: 0o700 });
-    if (owner !== undefined) chownSync(workDir, owner, owner);
+  try {
+    chmodSync(root, 0o755);
+    const input = join(root, "in");
+    mkdirSync(input, { mode: 0o755 });
+    const workDir = join(root, "work");
+    if (work) {
+      mkdirSync(workDir, { mode: 0o700 });
+      if (owner !== undefined) chownSync(workDir, owner, owner);
+    }
+    writeFileSync(join(input, HARNESS[language].file), HARNESS[language].source, { mode: 0o644 });
+    writeFileSync(join(input, "task.json"), JSON.stringify({ ...task, nonce, testTimeoutMs: limits.testTimeoutMs, outputLimit: limits.outputLimitBytes }), { mode: 0o644 });
+    return { root, input, work: workDir };
+  } catch (e) {
+    rmSync(root, { recursive: true, force: true }); // the caller's cleanup only starts once this returns
+    throw e;
   }
-  writeFileSync(join(input, HARNESS[language].file), HARNESS[language].source, { mode: 0o644 });
-  writeFileSync(join(input, "task.json"), JSON.stringify({ ...task, nonce, testTimeoutMs: limits.testTimeoutMs, outputLimit: limits.outputLimitBytes }), { mode: 0o644 });
-  return { root, input, work: workDir };
 }
 
 /**
