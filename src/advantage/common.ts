@@ -188,6 +188,16 @@ export const componentOptions = {
 };
 
 /**
+ * The starting advantages of a multi-component estimator, shape [n]: NaN where the reward is null (those rollouts
+ * get no advantage), 0 elsewhere (each component then adds its term).
+ */
+export function zerosUnlessNull(rewards: Float64Array): Float64Array {
+  const out = new Float64Array(rewards.length);
+  for (let i = 0; i < rewards.length; i++) if (Number.isNaN(rewards[i]!)) out[i] = NaN;
+  return out;
+}
+
+/**
  * Component score matrix restricted to rollouts with a non-null reward: scores of rollouts whose reward is null
  * become NaN so they enter no statistic. Returns fresh arrays.
  */

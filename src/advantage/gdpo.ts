@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { componentOptions, filterOption, maskByReward, requireInputs, selectComponents, singletonOption, whitenInPlace } from "./common.js";
+import { componentOptions, filterOption, maskByReward, requireInputs, selectComponents, singletonOption, whitenInPlace, zerosUnlessNull } from "./common.js";
 import { grpo, grpoOptions } from "./grpo.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
@@ -61,8 +61,7 @@ export function gdpo(input: AdvantageInput, o: GdpoOptions): Float64Array {
   const sel = selectComponents(input, o.components, o.weights);
   const scores = maskByReward(input.rewards, sel.scores);
   const n = input.rewards.length;
-  const x = new Float64Array(n);
-  for (let i = 0; i < n; i++) if (Number.isNaN(input.rewards[i]!)) x[i] = NaN;
+  const x = zerosUnlessNull(input.rewards);
   const per = grpoOptions.parse({ std: o.std, epsilon: o.epsilon, singleton: o.singleton });
   sel.scores.forEach((_, k) => {
     const a = grpo({ rewards: scores[k]!, groups: input.groups }, per);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { componentOptions, filterOption, maskByReward, requireInputs, selectComponents } from "./common.js";
+import { componentOptions, filterOption, maskByReward, requireInputs, selectComponents, zerosUnlessNull } from "./common.js";
 import { batchNormalize, batchOptions } from "./gdpo.js";
 import { inverseSqrtPsd } from "./linalg.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
@@ -37,13 +37,6 @@ function colStats(s: Float64Array, order: Int32Array, start: number, end: number
   return { n, mean, m2, varies: hi > lo };
 }
 
-/** An all-NaN-where-null-reward, 0-elsewhere output array. */
-function baseOut(rewards: Float64Array): Float64Array {
-  const out = new Float64Array(rewards.length);
-  for (let i = 0; i < rewards.length; i++) if (Number.isNaN(rewards[i]!)) out[i] = NaN;
-  return out;
-}
-
 // ───────────────────────────── MO-GRPO ─────────────────────────────
 
 export const moGrpoOptions = z.strictObject({
@@ -77,7 +70,7 @@ export function moGrpo(input: AdvantageInput, o: MoGrpoOptions): Float64Array {
   requireInputs("mo_grpo", input, ["components"]);
   const sel = selectComponents(input, o.components, o.weights);
   const scores = maskByReward(input.rewards, sel.scores);
-  const out = baseOut(input.rewards);
+  const out = zerosUnlessNull(input.rewards);
   const { order, offsets } = input.groups;
   for (let g = 0; g < input.groups.count; g++) {
     const start = offsets[g]!;
@@ -138,7 +131,7 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
   const sel = selectComponents(input, o.components, o.weights);
   const scores = maskByReward(input.rewards, sel.scores);
   const K = scores.length;
-  const out = baseOut(input.rewards);
+  const out = zerosUnlessNull(input.rewards);
   const { order, offsets } = input.groups;
   const means = new Float64Array(K);
   const active = new Uint8Array(K);
@@ -324,7 +317,7 @@ export function rdpo(input: AdvantageInput, o: RdpoOptions): Float64Array {
     }
   }
   const cache = new Map<number, { comps: number[]; w: Float64Array }>();
-  const out = baseOut(input.rewards);
+  const out = zerosUnlessNull(input.rewards);
   for (let g = 0; g < input.groups.count; g++) {
     const mask = activeMask[g]!;
     if (mask === 0) continue;
