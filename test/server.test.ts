@@ -353,5 +353,13 @@ describe("rewardkit serve (CLI process)", () => {
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("nope.yaml");
   });
+
+  it("a --cache-size that is not a non-negative integer exits 1 (it used to disable the cache silently)", () => {
+    for (const v of ["abc", "-1", "1.5"]) {
+      const bad = spawnSync(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", "examples/math.yaml", "--cache-size", v], { cwd: ROOT, encoding: "utf8" });
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toContain(`option '--cache-size <n>' argument '${v}' is invalid. expected a non-negative integer`);
+    }
+  });
 });
 

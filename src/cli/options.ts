@@ -13,6 +13,13 @@ export function intOption(value: string): number {
   return n;
 }
 
+/** Parses a non-negative integer option (0 allowed, e.g. `--cache-size 0` disables the cache). */
+export function countOption(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a non-negative integer");
+  return n;
+}
+
 /**
  * Parses `key=value` settings; values are read as JSON when they parse (`1e-4`, `true`, `"x"`), else as strings.
  * @throws UsageError on an entry without `=`.

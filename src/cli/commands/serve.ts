@@ -4,7 +4,7 @@ import { startServer } from "../../server/index.js";
 import { SERVER_DEFAULTS } from "../../server/index.js";
 import { loadSpec } from "../../spec/load.js";
 import { UsageError } from "../errors.js";
-import { collect, intOption } from "../options.js";
+import { collect, countOption, intOption } from "../options.js";
 
 function portOption(value: string): number {
   const n = Number(value);
@@ -44,7 +44,7 @@ export function registerServe(program: Command): void {
     .option("--drain-timeout-ms <n>", "on SIGTERM, how long in-flight work may finish", intOption, d.drainTimeoutMs)
     .option("--end-token <token>", "extra end-of-turn token stripped from OpenRLHF queries (repeatable)", collect, [])
     .option("-j, --concurrency <n>", "worker threads for worker verifiers (default: CPUs)", intOption)
-    .option("--cache-size <n>", "verdict cache capacity (component verdicts)", (v) => Number(v))
+    .option("--cache-size <n>", "verdict cache capacity (component verdicts; 0 disables it)", countOption)
     .action(async (o: ServeFlags) => {
       const spec = loadSpec(o.spec);
       const token = o.token ?? (process.env.REWARDKIT_TOKEN || undefined);
