@@ -103,10 +103,16 @@ function hasError(e: Expression): boolean {
   return JSON.stringify(e.json).includes('"Error"');
 }
 
+/**
+ * `4e+7p` is `4e + 7p` (Euler's number), not `4·10^7·p`: scientific notation is a number token of its
+ * own, so an exponent followed by a letter, a command or a bracket makes the `e` a constant.
+ */
+const NOT_SCIENTIFIC_RE = /(\d)e(?=[+-]?\d+(?:\.\d+)?[a-zA-Z\\({])/g;
+
 /** Parses LaTeX; `null` on a parse error (Error nodes never compare equal). */
 export function casParse(latex: string): Expression | null {
   try {
-    const e = ce().parse(latex);
+    const e = ce().parse(latex.replace(NOT_SCIENTIFIC_RE, "$1\\cdot e"));
     return hasError(e) ? null : e;
   } catch (err) {
     if (err instanceof NeedCas) throw err;
@@ -176,6 +182,26 @@ function samplePoints(vars: string[], settings: CompareSettings): Record<string,
   return pts;
 }
 
+/**
+ * Sign checks: the first positive points with every variable negated, then with every other variable
+ * negated. Two answers that agree only for positive values (`x|x|` vs `x^2`, `|x|^3` vs `x^3`, `|xy|`
+ * vs `xy`) disagree at one of them; identities that hold only on a positive domain
+ * (`\sqrt{x}\sqrt{y}` vs `\sqrt{xy}`) do too, so a disagreement there is `undecidable`, never 0.
+ */
+function signPoints(pts: Record<string, number>[], vars: string[]): Record<string, number>[] {
+  const out: Record<string, number>[] = [];
+  for (let k = 0; k < Math.min(4, pts.length); k++) {
+    const src = pts[k] as Record<string, number>;
+    const p: Record<string, number> = {};
+    vars.forEach((v, j) => {
+      const x = src[v] as number;
+      p[v] = k < 2 || j % 2 === 0 ? -x : x;
+    });
+    out.push(p);
+  }
+  return out;
+}
+
 function at(e: Expression, p: Record<string, number>): [number, number] {
   try {
     return complexAt(e.subs(p));
@@ -224,24 +250,43 @@ export function casCompare(gold: string, pred: string, goldDecimal: boolean, set
     if (err instanceof NeedCas) throw err;
     // fall through to sampling
   }
-  return sample(vars, settings, (p) => [at(a, p), at(b, p)], (x, y) => close(x, y, settings.sampleTol));
+  // One side with an absolute value: its sign checks count even where the values are not real
+  // (`-25 r|r| \sqrt{2r}` vs `-25 r^2 \sqrt{2r}`).
+  const absOnOneSide = ABS_RE.test(gold) !== ABS_RE.test(pred);
+  return sample(vars, settings, (p) => [at(a, p), at(b, p)], (x, y) => close(x, y, settings.sampleTol), absOnOneSide);
 }
+
+/** An absolute value in LaTeX. */
+const ABS_RE = /\||\\[lr]?vert|\\abs(?![a-zA-Z])/;
 
 function sample(
   vars: string[],
   settings: CompareSettings,
   values: (p: Record<string, number>) => [[number, number], [number, number]],
   same: (x: [number, number], y: [number, number]) => boolean,
+  complexSignChecks = false,
 ): Verdict {
   if (vars.length === 0) return { outcome: "undecidable", method: "sampling" };
   let agree = 0;
-  for (const p of samplePoints(vars, settings)) {
+  const pts = samplePoints(vars, settings);
+  for (const p of pts) {
     const [x, y] = values(p);
     if (!finite(x) || !finite(y)) continue;
     if (!same(x, y)) return { outcome: false, method: "sampling" };
     agree++;
   }
-  return agree >= 2 ? { outcome: true, method: "sampling" } : { outcome: "undecidable", method: "sampling" };
+  if (agree < 2) return { outcome: "undecidable", method: "sampling" };
+  // Agreement at positive points only: check signs where both sides are real.
+  for (const p of signPoints(pts, vars)) {
+    const [x, y] = values(p);
+    if (!finite(x) || !finite(y) || (!complexSignChecks && (!real(x) || !real(y)))) continue;
+    if (!same(x, y)) return { outcome: "undecidable", method: "sampling" };
+  }
+  return { outcome: true, method: "sampling" };
+}
+
+function real(a: [number, number]): boolean {
+  return Math.abs(a[1]) <= 1e-12 * Math.max(1, Math.abs(a[0]));
 }
 
 /**

@@ -93,6 +93,8 @@ const DEG_SIGN_RE = new RegExp(DEG_SIGN, "g");
 const HAS_DEG_RE = new RegExp(DEG_SIGN);
 /** A number, a braced group or a variable (`x`, `\\theta`) of degrees in a trigonometric expression. */
 const TRIG_DEG_RE = new RegExp(String.raw`(\d+(?:\.\d+)?|\{[^{}]*\}|\\(?!circ)[a-zA-Z]+|(?<![\\a-zA-Z])[a-zA-Z])\s*${DEG_SIGN}`, "g");
+/** A degree sign before a comma (a list of angles). */
+const DEG_LIST_RE = new RegExp(String.raw`${DEG_SIGN}\s*,\s*`, "g");
 /** A degree word: `\text{ degrees}` anywhere, or `degrees` ending the answer after a value. */
 const DEG_WORD_RE = /\\(?:text|mbox|mathrm|textrm)\s*\{\s*degrees?\s*\}|([\d}])\s*degrees?\s*$/gi;
 
@@ -110,7 +112,8 @@ function degrees(input: string): { s: string; deg?: "angle" | "unresolved" } {
     if (!HAS_DEG_RE.test(t)) return { s: t };
     return { s: t.replace(DEG_SIGN_RE, ""), deg: "unresolved" };
   }
-  return { s: s.replace(DEG_SIGN_RE, ""), deg: "angle" };
+  // `45^\circ,135^\circ` is a list of two angles, not the number 45135.
+  return { s: s.replace(DEG_LIST_RE, ", ").replace(DEG_SIGN_RE, ""), deg: "angle" };
 }
 
 const UNICODE: [RegExp, string][] = [
@@ -273,7 +276,8 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.trim();
   if (!text) {
     const u = TRAILING_UNIT_RE.exec(s);
-    if (u && u[1] !== undefined) {
+    // Not after an expression in variables: `16 m^{2}` ending `n^2 - 8mn + 16 m^{2}` is a variable.
+    if (u && u[1] !== undefined && !/[a-zA-Z]/.test(u[1].replace(/^\s*[a-zA-Z]\w*\s*=/, "").replace(/\\[a-zA-Z]+/g, ""))) {
       unit ??= canonicalUnit(s.slice(u[1].length));
       s = u[1];
     }
