@@ -60,8 +60,11 @@ export class AdvantageBatch {
     return this.groups.size;
   }
 
-  /** Advantages of the batch, shape [n], NaN where undefined. */
-  compute(): { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; diagnostics: AdvantageDiagnostics } {
+  /**
+   * Advantages of the batch, shape [n] (NaN where undefined), with the inputs they were computed from. No
+   * diagnostics: the server's per-request path needs only this.
+   */
+  advantages(): { rewards: Float64Array; groupIds: Int32Array; components: { names: string[]; scores: Float64Array[] }; advantages: Float64Array } {
     const rewards = Float64Array.from(this.rewards);
     const groupIds = Int32Array.from(this.groupIds);
     const components = { names: this.spec.components.map((c) => c.name), scores: this.scores.map((s) => Float64Array.from(s)) };
@@ -79,8 +82,24 @@ export class AdvantageBatch {
         weights: weights && Object.keys(weights).length > 0 ? weights : Object.fromEntries(counting.map((c) => [c.name, c.weight])),
       };
     }
-    const advantages = computeAdvantages(estimator, options, rewards, groupIds, extra);
+    return { rewards, groupIds, components, advantages: computeAdvantages(estimator, options, rewards, groupIds, extra) };
+  }
+
+  /** Advantages of the batch, shape [n] (NaN where undefined), and the run's advantage diagnostics (for summaries). */
+  compute(): { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; diagnostics: AdvantageDiagnostics } {
+    const { rewards, groupIds, components, advantages } = this.advantages();
     const diagnostics = advantageDiagnostics({ rewards, groups: buildGroupIndex(groupIds), components }, advantages);
     return { rewards, groupIds, advantages, diagnostics };
   }
+}
+
+/**
+ * The spec's advantages over the groups present in one in-memory batch (a group split across batches is
+ * normalized per batch), shape [n] in input order, NaN where the reward is null.
+ * @param scores the scorer's verdicts, one per rollout, in the same order.
+ */
+export function batchAdvantages(spec: CompiledSpec, rollouts: readonly Rollout[], scores: readonly { results: readonly ComponentResult[]; reward: number | null }[]): Float64Array {
+  const batch = new AdvantageBatch(spec);
+  rollouts.forEach((r, i) => batch.add(r, scores[i]!.results, scores[i]!.reward));
+  return batch.advantages().advantages;
 }

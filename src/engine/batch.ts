@@ -1,5 +1,5 @@
 import type { Rollout } from "../core/types.js";
-import { AdvantageBatch } from "./advantage-batch.js";
+import { batchAdvantages } from "./advantage-batch.js";
 import type { RolloutScore, Scorer } from "./scorer.js";
 
 /** Scores of a batch in input order, with advantages computed over the groups present in the batch. */
@@ -16,7 +16,5 @@ export interface BatchScore {
  */
 export async function scoreBatch(scorer: Scorer, rollouts: readonly Rollout[]): Promise<BatchScore> {
   const scores = await Promise.all(rollouts.map((r) => scorer.score(r)));
-  const batch = new AdvantageBatch(scorer.spec);
-  rollouts.forEach((r, i) => batch.add(r, scores[i]!.results, scores[i]!.reward));
-  return { scores, advantages: batch.compute().advantages };
+  return { scores, advantages: batchAdvantages(scorer.spec, rollouts, scores) };
 }

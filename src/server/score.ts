@@ -1,7 +1,7 @@
 import { computeReward } from "../compose/reward.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { unscorable } from "../core/types.js";
-import { AdvantageBatch } from "../engine/advantage-batch.js";
+import { batchAdvantages } from "../engine/advantage-batch.js";
 import type { RolloutScore } from "../engine/scorer.js";
 import type { ServerContext } from "./context.js";
 
@@ -62,12 +62,5 @@ export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollo
       if (r.status !== "ok") m.unscorable.inc({ component: names[k]!, reason: r.reason ?? "unknown" });
     }
   }
-  return { scores: final, advantages: advantagesOf(ctx, rollouts, final) };
-}
-
-/** The spec's advantages over this batch's groups (components, lengths and strata for estimators that need them). */
-function advantagesOf(ctx: ServerContext, rollouts: readonly Rollout[], scores: RolloutScore[]): Float64Array {
-  const batch = new AdvantageBatch(ctx.spec);
-  rollouts.forEach((r, i) => batch.add(r, scores[i]!.results, scores[i]!.reward));
-  return batch.compute().advantages;
+  return { scores: final, advantages: batchAdvantages(ctx.spec, rollouts, final) };
 }
