@@ -88,6 +88,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   });
   const pool = workerComponents.length > 0 ? new VerifierPool(workerComponents, threads) : undefined;
   const cached = spec.components.map((c) => c.definition.cacheable !== false && cache.capacity > 0);
+  const anyCached = cached.some(Boolean); // else no rollout needs its cache key hashed
   const runtime = spec.schedules.length > 0 ? new ScheduleRuntime(spec) : undefined;
   // Per component with scheduled options: instances by options key, each with a short id for verdict-cache keys.
   // `fn` is set for inline verifiers and for options that fail validation; worker verifiers run in the pool.
@@ -154,7 +155,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     async score(rollout) {
       const completion = completionText(rollout.completion);
       const input: VerifierInput = { completion, reference: rollout.reference, rollout };
-      const base = cache.capacity > 0 ? createHash("sha1").update(completion).update("\u0000").update(JSON.stringify(rollout.reference ?? null)).digest("base64") : undefined;
+      const base = anyCached ? createHash("sha1").update(completion).update("\u0000").update(JSON.stringify(rollout.reference ?? null)).digest("base64") : undefined;
       if (runtime) return scheduled(runtime, rollout, input, base);
       const results = await Promise.all(spec.components.map((_, i) => one(i, input, base)));
       return { results, reward: computeReward(spec, results) };
