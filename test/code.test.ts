@@ -51,7 +51,13 @@ describe.skipIf(unavailable !== undefined)("code rewards on real data (subset; f
     expect(killed / rows.length).toBeGreaterThanOrEqual(0.75);
     const failed = rows.find((x) => x.reward === 0)!.components!.tests!;
     expect(failed.reason).toBe("tests_failed");
-    expect(failed.details!.failures).toBeDefined();
+    const failures = failed.details!.failures as Array<{ test: number; status: string; message: string }>;
+    expect(failures.length).toBeGreaterThan(0);
+    for (const f of failures) {
+      expect(Number.isInteger(f.test)).toBe(true);
+      expect(f.status).not.toBe("pass");
+      expect(typeof f.message).toBe("string");
+    }
   });
 
   it("JavaScript, stdio and partial credit through the CLI", () => {
