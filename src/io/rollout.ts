@@ -20,19 +20,15 @@ export function promptGroup(prompt: unknown): string {
   return createHash("sha256").update(typeof prompt === "string" ? prompt : JSON.stringify(prompt)).digest("hex").slice(0, 16);
 }
 
+/** Either a rollout or the reason the record is not one. */
+export type RolloutOrProblem = { rollout: Rollout } | { problem: RecordProblem };
+
 /**
  * Turns one parsed JSONL record into a {@link Rollout}, applying `--map` (canonical name → source path) and
  * defaults: `id` = `line-<n>`, `group` = hash of `prompt`. `prompt` is optional when `group` is given.
  * @returns the rollout, or the first problem found (the caller reports it with file:line and skips the line).
  */
 export function toRollout(record: unknown, line: number, map: Record<string, string>, needs: RecordNeeds = "score"): RolloutOrProblem {
-  return build(record, line, map, needs);
-}
-
-/** Either a rollout or the reason the record is not one. */
-export type RolloutOrProblem = { rollout: Rollout } | { problem: RecordProblem };
-
-function build(record: unknown, line: number, map: Record<string, string>, needs: RecordNeeds): RolloutOrProblem {
   if (record === null || typeof record !== "object" || Array.isArray(record)) return { problem: { field: "", message: "expected a JSON object" } };
   const get = (name: string): unknown => (map[name] !== undefined ? getPath(record, map[name]) : (record as Record<string, unknown>)[name]);
   const src = (name: string): string => map[name] ?? name;
