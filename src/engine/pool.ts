@@ -1,6 +1,7 @@
 import { Piscina } from "piscina";
 import type { ComponentResult } from "../core/types.js";
 import { unscorable } from "../core/types.js";
+import { SlotPool } from "../core/slots.js";
 import type { VerifierInput } from "../verifiers/types.js";
 
 /** A component as a worker instantiates it: plain data only. */
@@ -38,15 +39,14 @@ const DEPTH = 4;
  */
 export class VerifierPool {
   private readonly pool: Piscina;
-  private readonly waiting: Array<() => void> = [];
   /** Epoch ms at which the worker started the task in each slot; 0 = not started yet. */
   private readonly startedAt: BigInt64Array;
-  private readonly freeSlots: number[];
+  private readonly slots: SlotPool;
 
   constructor(components: WorkerComponent[], readonly threads: number) {
     const slots = threads * DEPTH;
     this.startedAt = new BigInt64Array(new SharedArrayBuffer(8 * slots));
-    this.freeSlots = Array.from({ length: slots }, (_, i) => slots - 1 - i);
+    this.slots = new SlotPool(slots);
     this.pool = new Piscina({
       filename: WORKER_URL.href,
       minThreads: threads,
@@ -62,10 +62,8 @@ export class VerifierPool {
    * scheduled options) the worker uses an instance made from those options (cached per thread by their key).
    * Never rejects: a thrown verifier error becomes `unscorable("worker_error")` with the message in details.
    */
-  async run(component: number, input: VerifierInput, timeoutMs: number, stepOptions?: StepOptions): Promise<ComponentResult> {
-    if (this.freeSlots.length === 0) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    const slot = this.freeSlots.pop()!;
-    try {
+  run(component: number, input: VerifierInput, timeoutMs: number, stepOptions?: StepOptions): Promise<ComponentResult> {
+    return this.slots.run(async (slot) => {
       // Only the rollout crosses the thread boundary (the worker derives the completion text and reference from it):
       // sending the completion twice made structured cloning a third of the cost of a task.
       const rollout = input.rollout;
@@ -74,10 +72,7 @@ export class VerifierPool {
       // A failure that is not our deadline may be a sibling's kill taking this task down with its thread:
       // run it once more. A verifier that really throws fails twice and is reported.
       return first.retry ? (await this.attempt(task, slot, timeoutMs)).result : first.result;
-    } finally {
-      this.freeSlots.push(slot);
-      this.waiting.shift()?.();
-    }
+    });
   }
 
   private async attempt(task: object, slot: number, timeoutMs: number): Promise<{ result: ComponentResult; retry: boolean }> {
