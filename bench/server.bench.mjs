@@ -11,7 +11,6 @@
  * `http` connections, a fixed number of requests in flight, bodies built by string concatenation so every
  * completion is unique (no verdict-cache hits: the cold, pessimistic case).
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -19,16 +18,13 @@ import { join } from "node:path";
 import { scoreBatch } from "../dist/engine/batch.js";
 import { createScorer } from "../dist/engine/scorer.js";
 import { loadSpec } from "../dist/spec/load.js";
+import { mathRows, request, ROOT, startServer, tag } from "./server-common.mjs";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 1_000_000);
 let rssLine = "";
 
-const rows = readFileSync(join(ROOT, "examples/data/math-rollouts.jsonl"), "utf8")
-  .trim()
-  .split("\n")
-  .map((l) => JSON.parse(l));
+const rows = mathRows();
 
 const dir = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
 const formatSpec = join(dir, "format.yaml");
@@ -43,16 +39,6 @@ function templates(spec) {
   });
 }
 
-/** A letters-only tag unique to `n` (numbers in it could be read as an answer by the math extractors). */
-function tag(n) {
-  let s = "";
-  do {
-    s = String.fromCharCode(97 + (n % 26)) + s;
-    n = Math.floor(n / 26);
-  } while (n > 0);
-  return `(sample ${s})`;
-}
-
 let nonce = 0;
 function body(tpls, batch) {
   const parts = new Array(batch);
@@ -61,34 +47,6 @@ function body(tpls, batch) {
     parts[i] = tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", tag(n));
   }
   return `{"rollouts":[${parts.join(",")}]}`;
-}
-
-function startServer(specPath) {
-  const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", specPath, "--port", "0", "--max-queue", "1000000", "--max-rollouts", "4096"], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  return new Promise((resolve, reject) => {
-    child.stderr.on("data", (d) => {
-      err += d;
-      const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
-}
-
-function request(agent, port, method, path, payload) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, agent, headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {} }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
 }
 
 async function rss(agent, port) {
@@ -146,7 +104,7 @@ const table = [["spec", "batch", "in flight", "rollouts/s", "req/s", "p50 ms", "
 
 for (const [name, specPath] of Object.entries(SPECS)) {
   const tpls = templates(name);
-  const { child, port } = await startServer(specPath);
+  const { child, port } = await startServer(specPath, ["--max-queue", "1000000", "--max-rollouts", "4096"]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const scorer = createScorer(loadSpec(specPath));
   try {

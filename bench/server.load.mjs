@@ -14,13 +14,10 @@
  *   full (from the first sample where the verdict cache holds its capacity; the second half of the run if it never
  *   fills): the cache and V8's heap grow to their working size first, then memory must stay flat.
  */
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import http from "node:http";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { mathRows, request as requestOn, startServer, tag } from "./server-common.mjs";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const { values: a } = parseArgs({
   options: {
     spec: { type: "string", default: "examples/math.yaml" },
@@ -34,48 +31,13 @@ const SECONDS = Number(a.seconds);
 const CLIENTS = Number(a.clients);
 const BATCH = Number(a.batch);
 
-const rows = readFileSync(join(ROOT, "examples/data/math-rollouts.jsonl"), "utf8")
-  .trim()
-  .split("\n")
-  .map((l) => JSON.parse(l));
+const rows = mathRows();
 const tpls = rows.map((r) => JSON.stringify({ id: "@I@", group: r.group, prompt: r.prompt, completion: r.completion + "\n@N@", reference: r.reference }));
 
-const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", a.spec, "--port", "0", "--max-queue", a["max-queue"], "--max-rollouts", String(BATCH)], {
-  cwd: ROOT,
-  stdio: ["ignore", "ignore", "pipe"],
-});
-let serverLog = "";
-const port = await new Promise((resolve, reject) => {
-  child.stderr.on("data", (d) => {
-    serverLog += d;
-    const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(serverLog);
-    if (m) resolve(Number(m[1]));
-  });
-  child.once("exit", (code) => reject(new Error(`server exited ${code}: ${serverLog}`)));
-});
+const { child, port } = await startServer(a.spec, ["--max-queue", a["max-queue"], "--max-rollouts", String(BATCH)]);
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 4 });
 
-function request(method, path, payload) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, agent, headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {} }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** A letters-only tag unique to `n` (numbers in it could be read as an answer by the math extractors). */
-function tag(n) {
-  let s = "";
-  do {
-    s = String.fromCharCode(97 + (n % 26)) + s;
-    n = Math.floor(n / 26);
-  } while (n > 0);
-  return `(sample ${s})`;
-}
+const request = (method, path, payload) => requestOn(agent, port, method, path, payload);
 
 let nextId = 0;
 const answered = new Map(); // id → times answered

@@ -1,0 +1,58 @@
+/** What the server benchmarks share: the bundled rollouts, a server process on a free port, one HTTP request. */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { join } from "node:path";
+
+export const ROOT = new URL("..", import.meta.url).pathname;
+
+/** The 800 bundled math rollouts (`examples/data/math-rollouts.jsonl`), parsed. */
+export function mathRows() {
+  return readFileSync(join(ROOT, "examples/data/math-rollouts.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+}
+
+/** A letters-only tag unique to `n` (numbers in it could be read as an answer by the math extractors). */
+export function tag(n) {
+  let s = "";
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return `(sample ${s})`;
+}
+
+/**
+ * Starts `bin/rewardkit.js serve --spec <spec> --port 0 <args…>` and resolves once it says where it listens.
+ * @returns the child process, its port and its stderr so far; rejects if it exits first.
+ */
+export function startServer(spec, args = []) {
+  const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", spec, "--port", "0", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  return new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      log += d;
+      const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) resolve({ child, port: Number(m[1]), log: () => log });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited ${code}: ${log}`)));
+  });
+}
+
+/** One HTTP request to 127.0.0.1:`port` (a JSON body when `payload` is given). @returns status, headers, body text. */
+export function request(agent, port, method, path, payload) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path, agent, headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {} }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
