@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { cli, readJsonl, tmp } from "./helpers.js";
+import { cli, readJsonl, ROOT, tmp } from "./helpers.js";
 
 interface Scored {
   id: string;
@@ -282,6 +283,16 @@ describe("mistakes are loud", () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`rewardkit: ENOENT: no such file or directory, open '${join(dir, "none.jsonl.gz")}'\n`);
     }
+  });
+
+  it("a reader that closes stdout early (| head) ends the run quietly with exit 0, not an internal error", async () => {
+    const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "score", "examples/data/math-rollouts.jsonl", "--spec", "examples/math.yaml", "-q"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 
   it("a JSON spec is parsed as strict JSON, with the position of the error", () => {

@@ -24,7 +24,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI with `argv` (as `process.argv`) and returns the exit code. */
+/**
+ * Runs the CLI with `argv` (as `process.argv`) and returns the exit code: 0 ok (also when the reader of stdout
+ * closed it early), 1 a {@link UserError} or a file that cannot be read, 2 anything else (internal error).
+ */
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
@@ -36,6 +39,8 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const err = e as NodeJS.ErrnoException;
+    // the reader of our stdout went away (`rewardkit score … | head`): nothing is wrong and nobody is listening
+    if (err.code === "EPIPE") return 0;
     if (err.code === "ENOENT" || err.code === "EACCES" || err.code === "EISDIR") {
       process.stderr.write(`rewardkit: ${err.message}\n`);
       return 1;
