@@ -271,6 +271,12 @@ describe("mistakes are loud", () => {
     expect(r.stderr).toContain('warning: --map reference=answers: no input record has "answers"');
   });
 
+  it("a --label path that no rollout has is a warning", () => {
+    const r = cli(["score", input, "--spec", "examples/math.yaml", "--map", "completion=response", "--map", "reference=answer", "--label", "labels.ok", "-q"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('warning: --label labels.ok: no rollout has a boolean "labels.ok"\n');
+  });
+
   it("a run that scores nothing exits 1", () => {
     const r = cli(["score", input, "--spec", "examples/math.yaml", "-q"]);
     expect(r.code).toBe(1);

@@ -153,6 +153,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       writer.destroy();
       throw e;
     }
+    const label = agreement?.finish();
+    const warnings = mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`);
+    // like a --map typo: a label path that no rollout has would measure nothing, so say so
+    if (label && label.n === 0 && label.missingLabel > 0) warnings.push(`--label ${o.labelField}: no rollout has a boolean "${o.labelField}"`);
     return summary.finish({
       rewards: rewardArr,
       groupIds: groupArr,
@@ -160,8 +164,8 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       advantageDiagnostics: diagnostics,
       malformed,
       elapsedSeconds: (performance.now() - t0) / 1000,
-      ...(agreement ? { label: agreement.finish() } : {}),
-      warnings: mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`),
+      ...(label ? { label } : {}),
+      warnings,
     });
   } finally {
     spill.dispose();
