@@ -3,6 +3,7 @@ import type { Rollout } from "../core/types.js";
 import { createScorer } from "../engine/scorer.js";
 import { parseSpec } from "../spec/load.js";
 import { PerformanceTracker } from "./performance.js";
+import { ScheduleStateError } from "./runtime.js";
 
 // `contains` with four values and mode: all scores the share found: 0, 0.25, 0.5, 0.75, 1.
 const TEXT: Record<string, string> = { "0": "nothing", "0.25": "alpha", "0.5": "alpha beta", "0.75": "alpha beta gamma", "1": "alpha beta gamma delta" };
@@ -80,6 +81,13 @@ describe("performance schedule (MedLoc-R1 style)", () => {
     const third = createScorer(other, { concurrency: 1 });
     expect(() => third.restore(state)).toThrow(/other schedule options/);
     await third.close();
+
+    // a corrupt (hand-edited) state is a ScheduleStateError (a user error), not a TypeError
+    const fourth = createScorer(spec, { concurrency: 1 });
+    for (const pending of [7, [{ step: 1 }], [null]]) {
+      expect(() => fourth.restore({ ...state, pending })).toThrow(ScheduleStateError);
+    }
+    await fourth.close();
   });
 
   it("a late rollout of an already sealed step gets the value in force at its step", async () => {

@@ -193,7 +193,10 @@ export class ScheduleRuntime {
    * @throws {ScheduleStateError} when the state names a schedule this spec lacks, or one with other options.
    */
   restore(state: ScheduleState): void {
-    if (state?.version !== 1 || typeof state.schedules !== "object" || state.schedules === null) throw new ScheduleStateError("not a rewardkit schedule state (version 1)");
+    const pendingOk = (p: unknown): boolean => typeof (p as { step?: unknown })?.step === "number" && typeof (p as { passes?: unknown }).passes === "object" && (p as { passes: unknown }).passes !== null;
+    if (state?.version !== 1 || typeof state.schedules !== "object" || state.schedules === null || (state.pending !== undefined && !(Array.isArray(state.pending) && state.pending.every(pendingOk)))) {
+      throw new ScheduleStateError("not a rewardkit schedule state (version 1)");
+    }
     for (const path of Object.keys(state.schedules)) {
       if (!this.trackerOf.has(path)) throw new ScheduleStateError(`state has a performance schedule at ${path}, which this spec does not have`);
     }
