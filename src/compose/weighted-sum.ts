@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { AggregateTerm, AggregatorDefinition } from "./types.js";
-import { termValue } from "./types.js";
 
 /**
  * Weighted sum R = Σ_k w_k · s_k over open components; an unscorable score counts as 0 here (the
@@ -41,6 +40,6 @@ export const gatedAggregator: AggregatorDefinition<Record<string, never>> = {
   weighted: true,
   compile: (_o, ctx) =>
     ctx.gates.some((g) => g !== undefined)
-      ? { aggregate: (terms) => terms.reduce((r, t) => r + (t.weight === 0 ? 0 : t.weight * termValue(t)), 0), describe: describeSum(ctx) }
+      ? { aggregate: weightedSum, describe: describeSum(ctx) } // the same sum: gates are applied by both
       : { issues: [{ path: ["type"], message: "gated needs at least one component with a `gate`; use weighted-sum otherwise" }] },
 };
