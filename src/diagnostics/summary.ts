@@ -61,8 +61,12 @@ export class SummaryBuilder {
     this.concentration = new ConcentrationCollector(spec);
   }
 
-  /** Adds one scored rollout. */
-  add(results: readonly ComponentResult[], reward: number | null): void {
+  /**
+   * Adds one scored rollout.
+   * @param thresholds each component's passThreshold at the rollout's step when some are scheduled (else the
+   *   spec's fixed values): a pass is judged by the threshold in force for that rollout.
+   */
+  add(results: readonly ComponentResult[], reward: number | null, thresholds?: readonly number[]): void {
     this.count++;
     if (reward === null) this.nullRewards++;
     else this.reward.push(reward);
@@ -70,7 +74,7 @@ export class SummaryBuilder {
       const c = this.comp[i]!;
       if (r.score !== null) {
         c.stats.push(r.score);
-        if (r.score >= this.spec.components[i]!.passThreshold) c.pass++;
+        if (r.score >= (thresholds ? thresholds[i]! : this.spec.components[i]!.passThreshold)) c.pass++;
       } else c.unscorable++;
       if (r.reason) c.reasons.set(r.reason, (c.reasons.get(r.reason) ?? 0) + 1);
     });

@@ -35,3 +35,16 @@ describe("scoreFile error paths leave no temporary files", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 });
+
+describe("scoreFile with a scheduled passThreshold", () => {
+  it("judges each rollout's pass by the threshold in force at its step (summary and --label)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rewardkit-score-file-"));
+    const input = join(dir, "in.jsonl");
+    // wrong answers (score 0) at steps 0 and 10; the threshold drops from 1 to 0 at step 10
+    writeFileSync(input, [0, 10].map((step) => JSON.stringify({ id: `s${step}`, group: "g", completion: "no", reference: "yes", step, ok: step === 10 })).join("\n") + "\n");
+    const spec = parseSpec(`components:\n  - {name: a, type: exact, passThreshold: {schedule: piecewise, stages: [{startStep: 0, value: 1}, {startStep: 10, value: 0}]}}`, "t.yaml");
+    const summary = await scoreFile(spec, { input, output: join(dir, "out.jsonl"), labelField: "ok", concurrency: 1 });
+    expect(summary.components.a!.passRate).toBe(0.5);
+    expect(summary.label).toMatchObject({ n: 2, agree: 2, falsePositives: 0, falseNegatives: 0 });
+  });
+});

@@ -115,11 +115,13 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         Math.max(64, 16 * (o.concurrency ?? 4)),
         ({ rollout }) => scorer.score(rollout),
         async ({ results, reward }, { rollout, record }) => {
-          summary.add(results, reward);
+          // scheduled thresholds: a pass is judged by the value in force at the rollout's step
+          const thresholds = scorer.valuesAt(rollout.step ?? 0)?.thresholds;
+          summary.add(results, reward, thresholds);
           batch.add(rollout, results, reward);
           if (agreement) {
             const r = results[labelIdx]!;
-            agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx), {
+            agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx, thresholds), {
               id: rollout.id,
               score: r.score,
               ...(r.reason ? { reason: r.reason } : {}),
