@@ -281,6 +281,10 @@ describe("mistakes are loud", () => {
     const r = cli(["score", input, "--spec", "examples/math.yaml", "-q"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`rewardkit: ${input}: no rollout could be scored: all 2 lines were malformed`);
+    const a = cli(["advantages", input, "-q"]);
+    expect(a.code).toBe(1);
+    expect(a.stdout).toBe("");
+    expect(a.stderr).toContain(`rewardkit: ${input}: no rollout could be read: all 2 lines were malformed`);
   });
 
   it("a missing input file is a user error (exit 1), also when gzipped", () => {

@@ -124,6 +124,8 @@ export function registerAdvantages(program: Command): void {
           await spill.write(text);
         }
         const n = columns.size;
+        // as in `score`: a run that reads nothing is a mistake (a wrong file or --map), not an empty success
+        if (n === 0 && malformed > 0) throw new UsageError(`${file}: no rollout could be read: all ${malformed} lines were malformed (see above)`);
         const groupIds = columns.groupIds;
         const index = buildGroupIndex(groupIds);
         const batch: AdvantageInput = { rewards: Float64Array.from(columns.rewards), groups: index, components: columns.components() };
