@@ -100,8 +100,9 @@ export const iouVerifier: VerifierDefinition<IouOptions> = {
       if (refs === undefined) return unscorable("no_reference");
       if (refs === null) return unscorable("invalid_reference", { expected: "[x1, y1, x2, y2], a list of them, or {box: [...]}" });
       if (o.mode === "gaussian-point") {
-        const box = lastTuple(completion, 4);
-        const pt = box ? [(toBox(box, o.format)[0] + toBox(box, o.format)[2]) / 2, (toBox(box, o.format)[1] + toBox(box, o.format)[3]) / 2] : lastTuple(completion, 2);
+        const quad = lastTuple(completion, 4);
+        const b = quad ? toBox(quad, o.format) : undefined;
+        const pt = b ? [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] : lastTuple(completion, 2);
         if (!pt) return unscorable("no_answer");
         const s = Math.max(...refs.map((b) => gaussianPoint(pt[0]!, pt[1]!, b, o.sigmaScale)));
         return s === 0 ? ok(0, "wrong_answer", { point: pt }) : ok(s, undefined, { point: pt });
