@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { formatSummary } from "../../diagnostics/format.js";
+import type { Summary } from "../../diagnostics/summary.js";
 import { scoreFile } from "../../engine/score-file.js";
 import { parseFieldMap } from "../../io/fields.js";
 import { writeFileCreating } from "../../io/output.js";
@@ -41,25 +42,29 @@ export function registerScore(program: Command): void {
     .option("-q, --quiet", "no progress bar, no summary table")
     .action(async (input: string, o: ScoreOpts) => {
       const spec = loadSpec(o.spec);
-      const progress = createProgress("scoring", !o.quiet);
       let problems = 0;
       const scheduleState = o.state !== undefined ? readStateFile(o.state) : undefined;
-      const summary = await scoreFile(spec, {
-        ...(scheduleState ? { scheduleState } : {}),
-        input,
-        ...(o.output !== undefined ? { output: o.output } : {}),
-        map: parseFieldMap(o.map),
-        strict: o.strict ?? false,
-        ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-        ...(o.label !== undefined ? { labelField: o.label } : {}),
-        ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
-        onProblem: (p) => {
-          if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
-        },
-        onProgress: (n) => progress.update(n),
-        ...(o.state !== undefined ? { onScheduleState: (st) => writeStateFile(o.state!, st) } : {}),
-      });
-      progress.stop();
+      const progress = createProgress("scoring", !o.quiet);
+      let summary: Summary;
+      try {
+        summary = await scoreFile(spec, {
+          ...(scheduleState ? { scheduleState } : {}),
+          input,
+          ...(o.output !== undefined ? { output: o.output } : {}),
+          map: parseFieldMap(o.map),
+          strict: o.strict ?? false,
+          ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+          ...(o.label !== undefined ? { labelField: o.label } : {}),
+          ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
+          onProblem: (p) => {
+            if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
+          },
+          onProgress: (n) => progress.update(n),
+          ...(o.state !== undefined ? { onScheduleState: (st) => writeStateFile(o.state!, st) } : {}),
+        });
+      } finally {
+        progress.stop(); // also on an error: a running bar's timer would keep the process alive on a terminal
+      }
       if (problems > 20) process.stderr.write(`… ${problems - 20} more malformed lines skipped\n`);
       if (o.summary) writeFileCreating(o.summary, JSON.stringify(summary, null, 2) + "\n");
       if (!o.quiet) {
