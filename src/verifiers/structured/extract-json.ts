@@ -94,12 +94,8 @@ export function jsonErrorOffset(text: string): number {
         stack.pop();
         i++;
       } else if (c === "{") {
-        if (text[i] !== '"') return i;
-        const e = str();
+        const e = key();
         if (e >= 0) return e;
-        ws();
-        if (text[i] !== ":") return i;
-        i++;
         continue;
       } else continue;
     } else if (c === '"') {
@@ -123,12 +119,8 @@ export function jsonErrorOffset(text: string): number {
         i++;
         if (top === "{") {
           ws();
-          if (text[i] !== '"') return i;
-          const e = str();
+          const e = key();
           if (e >= 0) return e;
-          ws();
-          if (text[i] !== ":") return i;
-          i++;
         }
         break;
       }
@@ -159,6 +151,16 @@ export function jsonErrorOffset(text: string): number {
       } else i++;
     }
     return i;
+  }
+  /** An object key and its colon (at a `"`, whitespace before the colon allowed): -1, or the error offset. */
+  function key(): number {
+    if (text[i] !== '"') return i;
+    const e = str();
+    if (e >= 0) return e;
+    ws();
+    if (text[i] !== ":") return i;
+    i++;
+    return -1;
   }
 }
 
