@@ -83,6 +83,7 @@ export function sandboxFusionBackend(pool: SandboxPool, o: SandboxFusionOptions)
             return fail(`request failed: ${(e as Error).message}`);
           }
           if (res.status !== 504) break;
+          await res.body?.cancel(); // release the connection before retrying (an unread body holds it)
         }
         if (!res || !res.ok) return fail(`HTTP ${res?.status ?? "no response"}`);
         let data: RunCodeResponse;
