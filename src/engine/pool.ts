@@ -64,10 +64,12 @@ export class VerifierPool {
    */
   run(component: number, input: VerifierInput, timeoutMs: number, stepOptions?: StepOptions): Promise<ComponentResult> {
     return this.slots.run(async (slot) => {
-      // Only the rollout crosses the thread boundary (the worker derives the completion text and reference from it):
-      // sending the completion twice made structured cloning a third of the cost of a task.
+      // Only the rollout crosses the thread boundary when it carries the same completion text and reference (the
+      // scorer's case; the worker derives both from it): sending the completion twice made cloning a third of a
+      // task's cost. An input that differs from its rollout (chat messages, a caller's own input) sends them explicitly.
       const rollout = input.rollout;
-      const task = stepOptions ? { component, rollout, slot, options: stepOptions.options, key: stepOptions.key } : { component, rollout, slot };
+      const own = rollout.completion === input.completion && rollout.reference === input.reference ? {} : { completion: input.completion, reference: input.reference };
+      const task = { component, rollout, slot, ...own, ...(stepOptions ? { options: stepOptions.options, key: stepOptions.key } : {}) };
       const first = await this.attempt(task, slot, timeoutMs);
       // A failure that is not our deadline may be a sibling's kill taking this task down with its thread:
       // run it once more. A verifier that really throws fails twice and is reported.

@@ -11,7 +11,7 @@ import { getVerifier } from "../verifiers/registry.js";
 import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { completionText } from "../core/completion.js";
-import { LruCache } from "./cache.js";
+import { BoundedCache } from "../core/cache.js";
 import type { WorkerComponent } from "./pool.js";
 
 const { startedAt } = workerData as { startedAt: BigInt64Array };
@@ -23,12 +23,26 @@ for (const c of (workerData as { components: WorkerComponent[] }).components) {
   types.set(c.index, c.type);
   fns.set(c.index, def.create(def.options.parse(c.options)));
 }
-const stepped = new LruCache<VerifyFn>(64);
+const stepped = new BoundedCache<VerifyFn>(64);
 
 /** Runs one component on one rollout. */
-export default async function run(task: { component: number; rollout: Rollout; slot: number; options?: Record<string, unknown>; key?: string }): Promise<ComponentResult> {
+export default async function run(task: {
+  component: number;
+  rollout: Rollout;
+  slot: number;
+  /** Sent only when they differ from what the rollout itself gives. */
+  completion?: string;
+  reference?: unknown;
+  options?: Record<string, unknown>;
+  key?: string;
+}): Promise<ComponentResult> {
   Atomics.store(startedAt, task.slot, BigInt(Date.now())); // the deadline counts from here
-  const input: VerifierInput = { completion: completionText(task.rollout.completion), reference: task.rollout.reference, rollout: task.rollout };
+  const own = "completion" in task;
+  const input: VerifierInput = {
+    completion: own ? task.completion! : completionText(task.rollout.completion),
+    reference: own ? task.reference : task.rollout.reference,
+    rollout: task.rollout,
+  };
   if (task.options !== undefined) {
     const k = `${task.component}\u0000${task.key}`;
     let fn = stepped.get(k);
