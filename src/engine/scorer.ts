@@ -8,7 +8,7 @@ import { ScheduleRuntime, ScheduleStateError } from "../schedule/runtime.js";
 import type { ResolvedValues, ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
-import { LruCache } from "./cache.js";
+import { BoundedCache } from "../core/cache.js";
 import { VerifierPool } from "./pool.js";
 import type { StepOptions } from "./pool.js";
 
@@ -77,7 +77,7 @@ function transient(r: ComponentResult): boolean {
  */
 export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): Scorer {
   const threads = Math.max(1, options.concurrency ?? availableParallelism());
-  const cache = new LruCache<ComponentResult>(options.cacheSize ?? 100_000);
+  const cache = new BoundedCache<ComponentResult>(options.cacheSize ?? 100_000);
   const inline = new Map<number, VerifyFn>();
   const workerComponents = spec.components
     .map((c, index) => ({ index, type: c.type, options: c.options, isolation: c.definition.isolation }))
@@ -92,7 +92,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   const runtime = spec.schedules.length > 0 ? new ScheduleRuntime(spec) : undefined;
   // Per component with scheduled options: instances by options key, each with a short id for verdict-cache keys.
   // `fn` is set for inline verifiers and for options that fail validation; worker verifiers run in the pool.
-  const stepped = spec.components.map(() => new LruCache<{ id: number; fn?: VerifyFn }>(64));
+  const stepped = spec.components.map(() => new BoundedCache<{ id: number; fn?: VerifyFn }>(64));
   let nextId = 0;
 
   function keyOf(i: number, base: string, rollout: Rollout, variant: string): string {
