@@ -87,3 +87,16 @@ describe("scorer cache", () => {
     }
   });
 });
+
+describe("inline verifiers that return a promise", () => {
+  it("are raced against timeoutMs unless they time themselves", async () => {
+    const { runInline } = await import("./inline.js");
+    const never = () => new Promise<never>(() => undefined);
+    const t0 = Date.now();
+    const r = await runInline(never, { completion: "", reference: undefined, rollout: { id: "a", group: "g", completion: "" } }, 100, false);
+    expect(r).toEqual({ score: null, status: "unscorable", reason: "timeout", details: { timeoutMs: 100 } });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    const thrown = await runInline(() => Promise.reject(new Error("boom")), { completion: "", reference: undefined, rollout: { id: "a", group: "g", completion: "" } }, 100, true);
+    expect(thrown).toEqual({ score: null, status: "unscorable", reason: "worker_error", details: { error: "boom" } });
+  });
+});

@@ -11,6 +11,7 @@ import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
 import { BoundedCache } from "../core/cache.js";
 import { VerifierPool } from "./pool.js";
 import type { StepOptions } from "./pool.js";
+import { runInline } from "./inline.js";
 
 /** One rollout's verdicts: component results in spec order, and the aggregated reward. */
 export interface RolloutScore {
@@ -45,14 +46,6 @@ export interface Scorer {
   restore(state: ScheduleState): void;
   stats(): ScorerStats;
   close(): Promise<void>;
-}
-
-function guard(fn: VerifyFn, input: VerifierInput): Promise<ComponentResult> {
-  try {
-    return Promise.resolve(fn(input)).catch((e: unknown) => unscorable("worker_error", { error: String((e as Error)?.message ?? e) }));
-  } catch (e) {
-    return Promise.resolve(unscorable("worker_error", { error: (e as Error).message }));
-  }
 }
 
 /** Verdicts that say something about the machine, not the rollout: never cached. */
@@ -128,7 +121,8 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       if (hit) return hit;
     }
     const fn = inst ? inst.fn : inline.get(i);
-    const r = fn ? await guard(fn, input) : await pool!.run(i, input, spec.components[i]!.timeoutMs, so);
+    const c = spec.components[i]!;
+    const r = fn ? await runInline(fn, input, c.timeoutMs, c.definition.selfTimed === true) : await pool!.run(i, input, c.timeoutMs, so);
     if (key !== undefined && !transient(r)) cache.set(key, r);
     return r;
   }

@@ -39,6 +39,12 @@ export interface VerifierDefinition<O = unknown> {
    * `reference_logprobs`). They are part of the result-cache key, so list every one.
    */
   reads?: readonly string[];
+  /**
+   * An `inline` verifier whose async work enforces its own deadline (a sandbox with a process-group kill, an HTTP
+   * call with an abort timer) and may legitimately wait in its own queue. Any other inline verifier that returns a
+   * promise is raced against `timeoutMs` by the engine, so nothing it awaits can hang a run.
+   */
+  selfTimed?: boolean;
   /** `false` for verifiers whose verdict is not a pure function of their inputs (state, time, remote models): never cached. */
   cacheable?: boolean;
   /** Builds the verify function from validated options. Called once per worker / engine. */

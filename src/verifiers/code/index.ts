@@ -87,6 +87,7 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
   summary: "unit tests from the reference run on the completion's program in a sandbox (all / fraction / VeRPO-weighted)",
   options,
   isolation: "inline",
+  selfTimed: true, // the sandbox pool queues runs and kills each at its own deadline
   defaultTimeoutMs: 60_000,
   create(o) {
     const backend = makeBackend(o);

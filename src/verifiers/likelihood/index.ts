@@ -108,6 +108,7 @@ export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
   summary: "probability-based reward from token log-probs of the reference: sum, mean, mean prob (RLPR) or sequence prob (VeriFree)",
   options,
   isolation: "inline", // arithmetic, or an awaited HTTP request with its own deadline
+  selfTimed: true,
   // Likelihoods are graded, not pass/fail: with 0, every scorable probability form passes and a log form passes only
   // at certainty. Set `passThreshold` to what "good" means for your form.
   defaultPassThreshold: 0,
