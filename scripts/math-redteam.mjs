@@ -22,6 +22,8 @@
 import { readFileSync, writeFileSync, readdirSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
+// the verifier's own balanced-brace reader (run `npm run build` first)
+import { lastBoxed } from "../dist/verifiers/math/extract.js";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -42,16 +44,6 @@ function lines(file) {
     .map((l) => JSON.parse(l));
 }
 
-function lastBoxed(s) {
-  const i = s.lastIndexOf("\\boxed{");
-  if (i < 0) return null;
-  let d = 0;
-  for (let j = i + 6; j < s.length; j++) {
-    if (s[j] === "{") d++;
-    else if (s[j] === "}" && --d === 0) return s.slice(i + 7, j);
-  }
-  return null;
-}
 
 // ------------------------------------------------------------------------------------------------
 // Golds.

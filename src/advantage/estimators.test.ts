@@ -1,23 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { buildGroupIndex } from "./groups.js";
-import { presetOptions } from "./presets.js";
-import { getEstimator } from "./registry.js";
+import { close, run } from "./golden.test-helper.js";
 import type { AdvantageInput } from "./types.js";
 
 /** Runs a registered estimator with a preset and/or options. */
-function run(name: string, input: AdvantageInput, preset?: string, opts: Record<string, unknown> = {}): Float64Array {
-  const est = getEstimator(name)!;
-  return est.compute(input, est.options.parse({ ...(preset ? presetOptions(name, preset) : {}), ...opts }));
-}
 
-/** Asserts `got` equals `want` to 1e-12 (NaN matches NaN). */
-function close(got: Float64Array, want: number[]): void {
-  expect(got.length).toBe(want.length);
-  want.forEach((w, i) => {
-    if (Number.isNaN(w)) expect(got[i], `index ${i}`).toBeNaN();
-    else expect(Math.abs(got[i]! - w), `index ${i}: got ${got[i]}, want ${w}`).toBeLessThanOrEqual(1e-12);
-  });
-}
 
 // The shared batch, interleaved on purpose: g0 = [1, 0, 0, 1]; g1 = [1, 1, 1] (zero variance); g2 = [0.5] (singleton);
 // g3 = [2, null, 0] (a null reward is left out).

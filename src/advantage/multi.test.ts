@@ -2,21 +2,9 @@ import { describe, expect, it } from "vitest";
 import { advantageDiagnostics } from "../diagnostics/advantages.js";
 import { advantages } from "./compute.js";
 import { buildGroupIndex } from "./groups.js";
-import { presetOptions } from "./presets.js";
-import { getEstimator } from "./registry.js";
+import { close, run } from "./golden.test-helper.js";
 import type { AdvantageInput } from "./types.js";
 
-function run(name: string, input: AdvantageInput, preset?: string, opts: Record<string, unknown> = {}): Float64Array {
-  const est = getEstimator(name)!;
-  return est.compute(input, est.options.parse({ ...(preset ? presetOptions(name, preset) : {}), ...opts }));
-}
-function close(got: Float64Array, want: number[]): void {
-  expect(got.length).toBe(want.length);
-  want.forEach((w, i) => {
-    if (Number.isNaN(w)) expect(got[i], `index ${i}`).toBeNaN();
-    else expect(Math.abs(got[i]! - w), `index ${i}: got ${got[i]}, want ${w}`).toBeLessThanOrEqual(1e-12);
-  });
-}
 function whiten(xs: number[], mode: "sqrt-var" | "std-plus", eps: number): number[] {
   const v = xs.filter((x) => !Number.isNaN(x));
   const m = v.reduce((s, x) => s + x, 0) / v.length;
