@@ -31,15 +31,27 @@ export function centerScale(
     let sum = 0;
     let sq = 0;
     let varied = 0;
-    for (let k = start; k < end; k++) {
-      const v = rewards[id ? k : order[k]!]!;
-      if (v === v) {
-        const d = v - x0;
-        m++;
-        sum += d;
-        sq += d * d;
-        varied |= +(d !== 0);
+    if (mode === 2) {
+      for (let k = start; k < end; k++) {
+        const v = rewards[id ? k : order[k]!]!;
+        if (v === v) {
+          const d = v - x0;
+          m++;
+          sum += d;
+          sq += d * d;
+          varied |= +(d !== 0);
+        }
       }
+    } else {
+      // r − μ needs no spread: with all rewards equal, sum = 0, μ = x0 exactly and every r − μ is exactly 0
+      for (let k = start; k < end; k++) {
+        const v = rewards[id ? k : order[k]!]!;
+        if (v === v) {
+          m++;
+          sum += v - x0;
+        }
+      }
+      varied = 1;
     }
     if (m < 2 || varied === 0) {
       for (let k = start; k < end; k++) {
