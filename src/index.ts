@@ -37,3 +37,5 @@ export { UserError } from "./core/errors.js";
 export * as advantage from "./advantage/index.js";
 export { advantages } from "./advantage/index.js";
 export { AdvantageBatch, rolloutLength } from "./engine/advantage-batch.js";
+export { advantageDiagnostics } from "./diagnostics/advantages.js";
+export type { AdvantageDiagnostics } from "./diagnostics/advantages.js";

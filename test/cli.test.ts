@@ -313,3 +313,16 @@ describe("mistakes are loud", () => {
     expect(r.stderr).toMatch(new RegExp(`^rewardkit: ${spec}:1:\\d+: `));
   });
 });
+
+describe("advantage diagnostics", () => {
+  it("under onUnscorable: zero, an unscorable component and a 0 are one outcome (no false 'collapse')", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "s.yaml"), 'components:\n  - {name: evil, type: regex, pattern: "^(a+)+$", timeoutMs: 300}\n');
+    writeFileSync(join(dir, "in.jsonl"), ["aaa", "aab", "a".repeat(40) + "b"].map((c, i) => JSON.stringify({ id: String(i), group: "g", completion: c })).join("\n"));
+    const r = cli(["score", join(dir, "in.jsonl"), "--spec", join(dir, "s.yaml"), "-o", join(dir, "o.jsonl"), "--summary", join(dir, "s.json"), "--concurrency", "1", "-q"]);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8"));
+    expect(s.components.evil.reasons).toEqual({ no_match: 1, timeout: 1 });
+    expect(s.advantage.diagnostics.collapse.collapsedGroups).toBe(0);
+  });
+});

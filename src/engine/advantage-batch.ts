@@ -88,7 +88,10 @@ export class AdvantageBatch {
   /** Advantages of the batch, shape [n] (NaN where undefined), and the run's advantage diagnostics (for summaries). */
   compute(): { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; diagnostics: AdvantageDiagnostics } {
     const { rewards, groupIds, components, advantages } = this.advantages();
-    const diagnostics = advantageDiagnostics({ rewards, groups: buildGroupIndex(groupIds), components }, advantages);
+    // Under `onUnscorable: zero` an unscorable component is a 0 in the reward, so for the diagnostics (advantage
+    // collapse compares component vectors) it is a 0 too: (null) and (0) are not two outcomes the reward told apart.
+    const seen = this.spec.onUnscorable === "zero" ? { names: components.names, scores: components.scores.map((c) => c.map((x) => (x !== x ? 0 : x))) } : components;
+    const diagnostics = advantageDiagnostics({ rewards, groups: buildGroupIndex(groupIds), components: seen }, advantages);
     return { rewards, groupIds, advantages, diagnostics };
   }
 }
