@@ -19,11 +19,8 @@
  * --verify runs every pair through dist/verifiers/math and prints false positives (scored 1, expected
  * false), false negatives (scored 0, expected true) and unscorable pairs (null), by kind and shape.
  */
-import { readFileSync, writeFileSync, readdirSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
-import { join } from "node:path";
-// the verifier's own balanced-brace reader (run `npm run build` first)
-import { lastBoxed } from "../dist/verifiers/math/extract.js";
+import { writeFileSync } from "node:fs";
+import { loadGolds } from "./math-golds.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -35,41 +32,9 @@ const OUT = opt("--out", null);
 const SHOW = Number(opt("--show", "40"));
 const LIMIT = Number(opt("--limit", "0"));
 
-function lines(file) {
-  const buf = readFileSync(file);
-  const text = file.endsWith(".gz") ? gunzipSync(buf).toString("utf8") : buf.toString("utf8");
-  return text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l));
-}
-
-
 // ------------------------------------------------------------------------------------------------
 // Golds.
-const golds = new Map();
-const addGold = (a, src) => {
-  if (typeof a === "number") a = String(a);
-  if (typeof a === "string" && a.trim() !== "" && !golds.has(a.trim())) golds.set(a.trim(), src);
-};
-for (const r of lines(join(DATA, "math500/test.jsonl"))) addGold(r.answer, "math500");
-for (const r of lines(join(DATA, "math/test.jsonl.gz"))) addGold(lastBoxed(r.solution ?? ""), "math");
-const QE = join(DATA, "qwen25-math-eval");
-for (const d of readdirSync(QE).sort()) {
-  for (const f of ["test.jsonl", "test.jsonl.gz"]) {
-    let rows;
-    try {
-      rows = lines(join(QE, d, f));
-    } catch {
-      continue;
-    }
-    for (const r of rows) {
-      if (r.answer !== undefined) addGold(r.answer, `qwen25-math-eval/${d}`);
-      if (Array.isArray(r.final_answer)) for (const a of r.final_answer) addGold(a, `qwen25-math-eval/${d}`);
-      if (r.solution && d === "minerva_math") addGold(lastBoxed(r.solution), `qwen25-math-eval/${d}`);
-    }
-  }
-}
+const golds = loadGolds(DATA);
 
 // ------------------------------------------------------------------------------------------------
 // Helpers.
