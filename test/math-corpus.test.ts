@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { verifyMath } from "../src/verifiers/math/index.js";
+import { readJsonl } from "./helpers.js";
 
 interface Pair {
   gold: string;
@@ -13,10 +13,7 @@ interface Pair {
 
 // Labelled corpus built from real gold answers (test/fixtures/math-corpus-build.mjs).
 const file = fileURLToPath(new URL("./fixtures/math-corpus.jsonl", import.meta.url));
-const pairs: Pair[] = readFileSync(file, "utf8")
-  .trim()
-  .split("\n")
-  .map((l) => JSON.parse(l) as Pair);
+const pairs = readJsonl<Pair>(file);
 
 describe("math corpus (real golds, equivalent rewrites and near misses)", () => {
   it("agreement ≥ 99 % with at most 0.5 % false positives; every shape of issue 3 is covered", async () => {

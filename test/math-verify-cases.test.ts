@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { verifyMath } from "../src/verifiers/math/index.js";
+import { readJsonl } from "./helpers.js";
 
 interface Case {
   gold: string;
@@ -11,10 +12,7 @@ interface Case {
   rewardkit_miss?: string;
 }
 
-const cases: Case[] = readFileSync(new URL("./fixtures/math-verify-cases.jsonl", import.meta.url), "utf8")
-  .split("\n")
-  .filter((l) => l.trim() !== "")
-  .map((l) => JSON.parse(l) as Case);
+const cases = readJsonl<Case>(fileURLToPath(new URL("./fixtures/math-verify-cases.jsonl", import.meta.url)));
 
 describe("Math-Verify's own test cases (test/fixtures/math-verify-cases.jsonl)", () => {
   it("agrees on every case that is not a documented policy difference or a listed gap, with no false positive", async () => {
