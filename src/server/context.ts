@@ -61,6 +61,10 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission)
   return m;
 }
 
+/**
+ * What every route handler shares: the compiled spec, its scorer (worker pool, verdict cache), the limits, the
+ * admission queue (`maxQueue` rollouts at once; beyond it 429) and the Prometheus metrics registry.
+ */
 export function createContext(spec: CompiledSpec, scorer: Scorer, options: ServerOptions): ServerContext {
   const admission = new Admission(options.maxQueue);
   return { spec, scorer, options, admission, metrics: createMetrics(spec, scorer, admission), draining: false };
