@@ -50,24 +50,29 @@ export async function readBody(c: Context, limit: number): Promise<{ text: strin
   const lease = c.get(LEASE as never) as BodyLease | undefined;
   const chunked = !(declared >= 0);
   const gone = (): { response: Response } => ({ response: errorResponse(c, CLIENT_CLOSED, "client_closed", "the client closed the connection before its body was complete") });
+  // with a declared length the body is copied into one buffer as it arrives (each chunk can go at once), else
+  // the chunks are kept and joined at the end
+  const whole = chunked ? undefined : Buffer.allocUnsafe(declared);
   let chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of incoming as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) return tooLarge();
+      if (size + chunk.length > limit || (whole && size + chunk.length > whole.length)) return tooLarge();
       if (chunked && lease && !lease.grow(chunk.length))
         return { response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", { "Retry-After": "1", Connection: "close" }) };
-      chunks.push(chunk);
+      if (whole) chunk.copy(whole, size);
+      else chunks.push(chunk);
+      size += chunk.length;
     }
   } catch (e) {
     if (incoming.destroyed || (e as NodeJS.ErrnoException).code === "ECONNRESET") return gone();
     throw e;
   }
   if (!incoming.complete) return gone();
-  const whole = Buffer.concat(chunks, size);
+  if (whole) return { text: whole.toString("utf8", 0, size) };
+  const joined = Buffer.concat(chunks, size);
   chunks = []; // the pieces can go before the text is made
-  return { text: whole.toString("utf8") };
+  return { text: joined.toString("utf8") };
 }
 
 /**
