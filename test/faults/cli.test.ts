@@ -143,7 +143,21 @@ describe("outputs", () => {
     expect(gunzipSync(bytes).toString().trim().split("\n").map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
   });
 
-  it("a run that fails (--strict) leaves the previous -o and --summary as they were, and no temporary file", () => {
+  it("a run that fails (no line could be scored) leaves the previous -o and --summary as they were, and no temporary file", () => {
+    const { dir, spec } = setup();
+    writeFileSync(join(dir, "in.jsonl"), "not json\n[1]\n");
+    writeFileSync(join(dir, "out.jsonl"), "STALE\n");
+    writeFileSync(join(dir, "s.json"), "{}\n");
+    const r = cli(["score", join(dir, "in.jsonl"), "--spec", spec, "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no rollout could be scored");
+    expect(r.stderr).toContain("left as they were");
+    expect(readFileSync(join(dir, "out.jsonl"), "utf8")).toBe("STALE\n");
+    expect(readFileSync(join(dir, "s.json"), "utf8")).toBe("{}\n");
+    expect(readdirSync(dir).sort()).toEqual(["exact.yaml", "in.jsonl", "out.jsonl", "s.json"]);
+  });
+
+  it("so does a --strict run stopped by a malformed line", () => {
     const { dir, spec } = setup();
     writeFileSync(join(dir, "in.jsonl"), jsonl(rows.slice(0, 5)) + "not json\n");
     writeFileSync(join(dir, "out.jsonl"), "STALE\n");
