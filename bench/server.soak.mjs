@@ -86,7 +86,7 @@ async function uploads() {
 
 // ---------------------------------------------------------------- phase B: saturation with mixed traffic
 async function soak() {
-  const { child, port } = await startServer(SPEC, ["--max-queue", "512", "--max-rollouts", "64", "--max-body-mb", "1", "-j", "2"]);
+  const { child, port } = await startServer(SPEC, ["--max-queue", "128", "--max-rollouts", "64", "--max-body-mb", "1", "-j", "2"]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: VALID + MIXED + 4 });
   const rows = mathRows();
   const J = { "content-type": "application/json" };

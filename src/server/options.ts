@@ -22,7 +22,7 @@ export interface ServerOptions {
   /** Most requests with a body handled at once (default 1024); past it → 429 before the body is read. */
   maxRequests: number;
   /**
-   * Most request-body bytes held at once over all requests, bytes (default 2 × `maxBodyBytes`): each request's
+   * Most request-body bytes held at once over all requests, bytes (default 1.5 × `maxBodyBytes`): each request's
    * `Content-Length` is reserved before its body is read; past it → 429. Memory follows this, not the clients.
    */
   maxInflightBytes: number;
@@ -52,7 +52,7 @@ export const DEFAULTS: ServerOptions = {
   maxBodyBytes: 32 * 1024 * 1024,
   maxRollouts: 4096,
   maxRequests: 1024,
-  maxInflightBytes: 64 * 1024 * 1024,
+  maxInflightBytes: 48 * 1024 * 1024,
   maxQueue: 16_384,
   rolloutTimeoutMs: 30_000,
   drainTimeoutMs: 30_000,
@@ -65,7 +65,7 @@ export function resolveOptions(o: Partial<ServerOptions>): ServerOptions {
   const r: ServerOptions = { ...DEFAULTS, ...given };
   // defaults that follow other settings: a smaller queue caps the batch size, a larger body the bytes in flight
   if (given.maxRollouts === undefined) r.maxRollouts = Math.min(DEFAULTS.maxRollouts, r.maxQueue);
-  if (given.maxInflightBytes === undefined) r.maxInflightBytes = 2 * r.maxBodyBytes;
+  if (given.maxInflightBytes === undefined) r.maxInflightBytes = Math.floor(1.5 * r.maxBodyBytes);
   for (const k of ["maxBodyBytes", "maxRollouts", "maxQueue", "maxRequests", "maxInflightBytes", "rolloutTimeoutMs", "drainTimeoutMs"] as const) {
     if (!Number.isFinite(r[k]) || r[k] <= 0) throw new Error(`${k}: expected a positive number, got ${r[k]}`);
   }

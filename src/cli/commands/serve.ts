@@ -65,7 +65,7 @@ export function registerServe(program: Command): void {
     .option("--max-body-mb <n>", "largest request body, MiB", intOption, d.maxBodyBytes / 1024 / 1024)
     .option("--max-rollouts <n>", `most rollouts per request (default: ${d.maxRollouts}, at most --max-queue)`, intOption)
     .option("--max-requests <n>", "most requests with a body handled at once (beyond: 429 before the body is read)", intOption, d.maxRequests)
-    .option("--max-inflight-mb <n>", "most request-body MiB held at once over all requests (default: 2 x --max-body-mb; beyond: 429 before the body is read)", intOption)
+    .option("--max-inflight-mb <n>", "most request-body MiB held at once over all requests (default: 1.5 x --max-body-mb; beyond: 429 before the body is read)", intOption)
     .option("--max-queue <n>", "most rollouts pending over all requests (beyond: 429)", intOption, d.maxQueue)
     .option("--rollout-timeout-ms <n>", "deadline per rollout, queueing included", intOption, d.rolloutTimeoutMs)
     .option("--drain-timeout-ms <n>", "on SIGTERM, how long in-flight work may finish", intOption, d.drainTimeoutMs)
