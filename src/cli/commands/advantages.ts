@@ -92,7 +92,7 @@ export function registerAdvantages(program: Command): void {
           if (o.strict) throw new UsageError(formatProblem(p));
           if (malformed++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
         };
-        for await (const { line, text } of readLines(input)) {
+        for await (const { line, text } of readLines(input, { onProblem: (line, message) => report({ file, line, path: "", message }) })) {
           let record: Record<string, unknown>;
           try {
             record = JSON.parse(text) as Record<string, unknown>;
