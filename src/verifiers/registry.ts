@@ -20,6 +20,8 @@ import { bleuVerifier } from "./text/bleu.js";
 import { rougeVerifiers } from "./text/rouge.js";
 import { iouVerifier } from "./geometry/iou.js";
 import { openaiGraderVerifier } from "../openai/grader-verifier.js";
+import { toolCallVerifier } from "./tools/tool-call.js";
+import { trajectoryVerifier } from "./tools/trajectory.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -48,6 +50,8 @@ const BUILTIN: VerifierDefinition<never>[] = [
   ...rougeVerifiers,
   iouVerifier,
   openaiGraderVerifier,
+  toolCallVerifier,
+  trajectoryVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
