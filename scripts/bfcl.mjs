@@ -6,7 +6,7 @@
 // assistant message with those tool_calls; the reference is the possible-answer list, passed as JSON text so that
 // BFCL's int/float distinction survives. Ids absent from the score file are BFCL-valid. Categories without a result
 // file are skipped. Needs `npm run build` first.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
 import { parseArgs } from "node:util";

@@ -12,6 +12,7 @@ import { BoundedCache } from "../core/cache.js";
 import { VerifierPool } from "./pool.js";
 import type { StepOptions } from "./pool.js";
 import { runInline } from "./inline.js";
+import { getPath } from "../io/fields.js";
 
 /** One rollout's verdicts: component results in spec order, and the aggregated reward. */
 export interface RolloutScore {
@@ -113,8 +114,12 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     return inst;
   }
 
-  async function one(i: number, input: VerifierInput, base: string | undefined, so?: StepOptions): Promise<ComponentResult> {
+  async function one(i: number, input0: VerifierInput, base0: string | undefined, so?: StepOptions): Promise<ComponentResult> {
     const inst = so ? instance(i, so) : undefined;
+    const path = spec.components[i]!.referencePath;
+    // A component with its own reference path sees that value as its reference; the cache key carries it.
+    const input = path === undefined ? input0 : { ...input0, reference: getPath(input0.rollout, path) };
+    const base = path === undefined || base0 === undefined ? base0 : `${base0}:${path}:${JSON.stringify(input.reference ?? null)}`;
     const key = base === undefined || !cached[i] ? undefined : keyOf(i, base, input.rollout, inst ? `#${inst.id}` : "");
     if (key !== undefined) {
       const hit = cache.get(key);
