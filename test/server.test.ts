@@ -29,7 +29,7 @@ interface Result {
 }
 
 async function post(base: string, path: string, body: unknown, headers: Record<string, string> = AUTH): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
-  const res = await fetch(base + path, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers };
 }
@@ -282,7 +282,7 @@ describe("reward server limits", () => {
     // chunked (no content-length): counted while streaming
     const chunks = [new TextEncoder().encode('{"rollouts": [{"id": "a", "group": "g", "completion": "'), new TextEncoder().encode("y".repeat(5000) + '"}]}')];
     const stream = new ReadableStream<Uint8Array>({ pull: (ctl) => (chunks.length ? ctl.enqueue(chunks.shift()!) : ctl.close()) });
-    const chunked = await fetch(`${base}/v1/score`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    const chunked = await fetch(`${base}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
     expect(chunked.status).toBe(413);
     const many = await post(base, "/v1/score", { rollouts: Array.from({ length: 5 }, (_, i) => ({ id: i, group: "g", completion: "x" })) }, {});
     expect(many.status).toBe(413);

@@ -7,7 +7,8 @@ import { SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
 import { getPath } from "../io/fields.js";
 import { readLines } from "../io/jsonl.js";
-import { openLineWriter } from "../io/output.js";
+import { OutputSet, openLineWriter } from "../io/output.js";
+import { preciseMembers } from "../io/precise.js";
 import { toRollout } from "../io/rollout.js";
 import { Spill } from "../io/spill.js";
 import type { Problem } from "../spec/errors.js";
@@ -28,8 +29,18 @@ export class InputError extends UserError {
 export interface ScoreFileOptions {
   /** Input JSONL path (`.gz` by extension) or `-` for stdin. */
   input: string;
-  /** Output JSONL path (folders created) or undefined/`-` for stdout. */
+  /**
+   * Output JSONL path (folders created; gzip when it ends in `.gz`) or undefined/`-` for stdout. A file is written
+   * under a temporary name and renamed into place at the end: a failed run leaves the previous file as it was.
+   */
   output?: string;
+  /**
+   * Where the output file is reserved: given, the caller commits it (with its other outputs, e.g. the summary, in
+   * one step) or discards it; without it scoreFile renames the output into place itself before returning.
+   */
+  outputs?: OutputSet;
+  /** Longest input line, bytes (default `MAX_LINE_BYTES`, 256 MiB); longer lines are reported and skipped. */
+  maxLineBytes?: number;
   /** `--map` canonical field → source path. */
   map?: Record<string, string>;
   /** Stop at the first malformed line instead of reporting and skipping it. */
@@ -80,6 +91,9 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const mapped = Object.entries(map);
   const mapMisses = new Map<string, number>();
   let records = 0;
+  // numeric ids and groups beyond 2^53 keep their digits (as strings): read from the line's text where a `--map`
+  // source is a plain top-level name too
+  const preciseKeys = [...new Set(["id", "group", ...["id", "group"].map((k) => map[k]).filter((p): p is string => p !== undefined && !p.includes("."))])];
 
   const report = (line: number, path: string, message: string): void => {
     const p: Problem = { file: o.input === "-" ? "<stdin>" : o.input, line, path, message };
@@ -89,10 +103,11 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   };
 
   async function* rollouts(): AsyncGenerator<{ rollout: Rollout; record: Record<string, unknown> }> {
-    for await (const { line, text } of readLines(o.input)) {
+    const lines = readLines(o.input, { onProblem: (line, message) => report(line, "", message), ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}) });
+    for await (const { line, text } of lines) {
       let record: unknown;
       try {
-        record = JSON.parse(text);
+        record = preciseMembers(JSON.parse(text), text, preciseKeys);
       } catch (e) {
         report(line, "", `invalid JSON: ${(e as Error).message}`);
         continue;
@@ -144,7 +159,9 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       await scorer.close();
     }
     const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics } = batch.compute();
-    const writer = openLineWriter(o.output);
+    const toFile = o.output !== undefined && o.output !== "-";
+    const outputs = o.outputs ?? new OutputSet();
+    const writer = toFile ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") }) : openLineWriter(undefined);
     try {
       let k = 0;
       for await (const { text } of spill.read()) {
@@ -153,12 +170,15 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       await writer.close();
     } catch (e) {
       writer.destroy();
+      if (!o.outputs) outputs.discard();
       throw e;
     }
+    if (!o.outputs) outputs.commit();
     const label = agreement?.finish();
     const warnings = mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`);
     // like a --map typo: a label path that no rollout has would measure nothing, so say so
     if (label && label.n === 0 && label.missingLabel > 0) warnings.push(`--label ${o.labelField}: no rollout has a boolean "${o.labelField}"`);
+    if (records === 0 && malformed === 0) warnings.push(`${o.input === "-" ? "<stdin>" : o.input}: the input has no records: nothing was scored`);
     return summary.finish({
       rewards: rewardArr,
       groupIds: groupArr,

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ChatMessage, Rollout } from "../core/types.js";
+import { formatPath } from "../spec/errors.js";
+import { MAX_JSON_DEPTH, tooDeep } from "./depth.js";
 import { getPath } from "./fields.js";
 
 /** Why an input record cannot become a rollout: the field and the problem. */
@@ -25,11 +27,14 @@ export type RolloutOrProblem = { rollout: Rollout } | { problem: RecordProblem }
 
 /**
  * Turns one parsed JSONL record into a {@link Rollout}, applying `--map` (canonical name → source path) and
- * defaults: `id` = `line-<n>`, `group` = hash of `prompt`. `prompt` is optional when `group` is given.
+ * defaults: `id` = `line-<n>`, `group` = hash of `prompt`. `prompt` is optional when `group` is given. A record
+ * nested deeper than {@link MAX_JSON_DEPTH} levels is a problem naming its top-level field.
  * @returns the rollout, or the first problem found (the caller reports it with file:line and skips the line).
  */
 export function toRollout(record: unknown, line: number, map: Record<string, string>, needs: RecordNeeds = "score"): RolloutOrProblem {
   if (record === null || typeof record !== "object" || Array.isArray(record)) return { problem: { field: "", message: "expected a JSON object" } };
+  const deep = tooDeep(record);
+  if (deep) return { problem: { field: formatPath(deep.slice(0, 1)), message: `nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(deep.slice(0, 4))}…)` } };
   const get = (name: string): unknown => (map[name] !== undefined ? getPath(record, map[name]) : (record as Record<string, unknown>)[name]);
   const src = (name: string): string => map[name] ?? name;
 

@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import type { ServerContext } from "./context.js";
+import { hostOriginGuard, jsonBodyOnly } from "./guard.js";
 import { bearerAuth, errorResponse } from "./http.js";
+import { bodyAdmission } from "./limits.js";
 import { advantagesHandler, scoreHandler, specHandler } from "./native.js";
 import { getRewardHandler } from "./openrlhf.js";
 
@@ -9,9 +11,15 @@ const ROUTES = new Set(["/v1/score", "/v1/advantages", "/v1/spec", "/get_reward"
 /** Routes that answer while draining (so orchestrators can watch the shutdown). */
 const DURING_DRAIN = new Set(["/healthz", "/metrics"]);
 
+/** Is `path` one of the routes (else it is labelled `other`)? */
+export function routeLabel(path: string): string {
+  return ROUTES.has(path) ? path : "other";
+}
+
 /**
- * The HTTP application: metrics → drain gate → bearer auth (all but `/healthz`) → routes (each reads its body
- * under `maxBodyBytes`).
+ * The HTTP application: metrics → Host / Origin guard (403) → drain gate → bearer auth (all but `/healthz`) →
+ * JSON content type for bodies (415) → body admission (413 / 429 before the body is read) → routes (each reads
+ * its body under `maxBodyBytes`).
  * Every error is `{"error": {"code", "message"}}` with a 4xx/5xx status; never a bare 500 for one bad rollout.
  */
 export function createApp(ctx: ServerContext): Hono {
@@ -21,15 +29,18 @@ export function createApp(ctx: ServerContext): Hono {
   app.use("*", async (c, next) => {
     const t0 = performance.now();
     await next();
-    const route = ROUTES.has(c.req.path) ? c.req.path : "other";
+    const route = routeLabel(c.req.path);
     m.requests.inc({ route, code: String(c.res.status) });
     m.latency.observe((performance.now() - t0) / 1000, { route });
   });
+  app.use("*", hostOriginGuard({ host: ctx.options.host, allowHosts: ctx.options.allowHosts, allowOrigins: ctx.options.allowOrigins }));
   app.use("*", async (c, next) => {
     if (ctx.draining && !DURING_DRAIN.has(c.req.path)) return errorResponse(c, 503, "shutting_down", "server is shutting down", { "Retry-After": "5", Connection: "close" });
     return next();
   });
   if (ctx.options.token !== undefined) app.use("*", bearerAuth(ctx.options.token, new Set(["/healthz"])));
+  app.use("*", jsonBodyOnly());
+  app.use("*", bodyAdmission(ctx.bodies, ctx.options.maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ status: ctx.draining ? "draining" : "ok", spec: { name: ctx.spec.name, hash: ctx.spec.hash } }, ctx.draining ? 503 : 200));
   app.get("/metrics", (c) => c.body(m.registry.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }));

@@ -1,6 +1,7 @@
 import type { Scorer } from "../engine/scorer.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { Admission } from "./admission.js";
+import { BodyBudget } from "./limits.js";
 import { Counter, Gauge, Histogram, Registry } from "./metrics.js";
 import type { ServerOptions } from "./options.js";
 
@@ -10,6 +11,8 @@ export interface ServerContext {
   scorer: Scorer;
   options: ServerOptions;
   admission: Admission;
+  /** Requests with a body and their bytes in flight (admitted before the body is read). */
+  bodies: BodyBudget;
   metrics: ServerMetrics;
   /** Set on SIGTERM: new work is refused with 503 while in-flight work finishes. */
   draining: boolean;
@@ -25,12 +28,13 @@ export interface ServerMetrics {
   rolloutTimeouts: Counter;
   promptNotFound: Counter;
   emptyResponse: Counter;
+  clientAborted: Counter;
 }
 
 /** Latency buckets, seconds: 1 ms … 60 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission): ServerMetrics {
+function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission, bodies: BodyBudget): ServerMetrics {
   const registry = new Registry();
   const m: ServerMetrics = {
     registry,
@@ -42,7 +46,10 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission)
     rolloutTimeouts: registry.add(new Counter("rewardkit_rollout_deadline_exceeded_total", "Rollouts that passed the server's per-rollout deadline.")),
     promptNotFound: registry.add(new Counter("rewardkit_openrlhf_prompt_not_found_total", "OpenRLHF queries whose prompt was not found in the query (response located by assistant header or not at all).")),
     emptyResponse: registry.add(new Counter("rewardkit_openrlhf_empty_response_total", "OpenRLHF queries whose recovered response is empty (a recovery failure: scored as an empty completion), by how the response was located.")),
+    clientAborted: registry.add(new Counter("rewardkit_client_aborted_total", "Requests whose client closed the connection before the answer was written, by route and phase (body: before the body was complete; answer: while it was scored or answered).")),
   };
+  registry.add(new Gauge("rewardkit_requests_in_flight", "Requests with a body admitted and not yet answered.", () => bodies.inFlight));
+  registry.add(new Gauge("rewardkit_body_bytes_in_flight", "Request-body bytes held by admitted requests.", () => bodies.bytesInFlight));
   registry.add(new Gauge("rewardkit_queue_depth", "Rollouts admitted and not yet answered.", () => admission.depth));
   registry.add(new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity));
   registry.add(new Gauge("rewardkit_cache_hits_total", "Verdict cache hits.", () => scorer.stats().cacheHits, "counter"));
@@ -67,5 +74,6 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission)
  */
 export function createContext(spec: CompiledSpec, scorer: Scorer, options: ServerOptions): ServerContext {
   const admission = new Admission(options.maxQueue);
-  return { spec, scorer, options, admission, metrics: createMetrics(spec, scorer, admission), draining: false };
+  const bodies = new BodyBudget(options.maxRequests, options.maxInflightBytes);
+  return { spec, scorer, options, admission, bodies, metrics: createMetrics(spec, scorer, admission, bodies), draining: false };
 }

@@ -1,21 +1,42 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { preciseElements } from "../io/precise.js";
+import type { BodyLease } from "./limits.js";
+import { LEASE } from "./limits.js";
 
 /** Error codes of the native protocol's error body `{"error": {"code", "message"}}`. */
-export type ErrorCode = "unauthorized" | "bad_json" | "bad_request" | "too_large" | "overloaded" | "shutting_down" | "not_found" | "internal";
+export type ErrorCode =
+  | "unauthorized"
+  | "forbidden"
+  | "bad_json"
+  | "bad_request"
+  | "too_large"
+  | "unsupported_media_type"
+  | "overloaded"
+  | "client_closed"
+  | "shutting_down"
+  | "not_found"
+  | "internal";
 
-export type Status = 400 | 401 | 404 | 413 | 429 | 500 | 503;
+/** HTTP statuses the server answers with; 499 (nginx's "client closed request") is only ever logged and counted. */
+export type Status = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 499 | 500 | 503;
+
+/** Status recorded for a request whose client went away before its body was read (nobody receives it). */
+export const CLIENT_CLOSED: Status = 499;
 
 /** The one error shape every route answers with. */
 export function errorResponse(c: Context, status: Status, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
-  return c.json({ error: { code, message } }, status, headers);
+  return c.json({ error: { code, message } }, status as ContentfulStatusCode, headers);
 }
 
 /**
  * Reads the body as text, at most `limit` bytes. On Node it reads the raw request stream (much cheaper than
- * the web-stream `Request` body); elsewhere (`app.request` in tests) the `Request` body.
- * @returns the text, or a 413 response when the body is larger than `limit`.
+ * the web-stream `Request` body); elsewhere (`app.request` in tests) the `Request` body. A chunked body grows the
+ * request's admission lease ({@link BodyLease}) chunk by chunk: past the byte budget it is refused with 429.
+ * @returns the text; a 413 response when the body is larger than `limit`; a 499 response (never delivered: the
+ *   client is gone) when the client went away before the body was complete.
  */
 export async function readBody(c: Context, limit: number): Promise<{ text: string } | { response: Response }> {
   const tooLarge = (): { response: Response } => ({ response: errorResponse(c, 413, "too_large", `request body exceeds ${limit} bytes`, { Connection: "close" }) });
@@ -26,19 +47,33 @@ export async function readBody(c: Context, limit: number): Promise<{ text: strin
     const text = await c.req.text();
     return Buffer.byteLength(text) > limit ? tooLarge() : { text };
   }
-  const chunks: Buffer[] = [];
+  const lease = c.get(LEASE as never) as BodyLease | undefined;
+  const chunked = !(declared >= 0);
+  const gone = (): { response: Response } => ({ response: errorResponse(c, CLIENT_CLOSED, "client_closed", "the client closed the connection before its body was complete") });
+  let chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of incoming as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) return tooLarge();
+      if (chunked && lease && !lease.grow(chunk.length))
+        return { response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", { "Retry-After": "1", Connection: "close" }) };
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    if (incoming.destroyed || (e as NodeJS.ErrnoException).code === "ECONNRESET") return gone();
+    throw e;
   }
-  return { text: Buffer.concat(chunks, size).toString("utf8") };
+  if (!incoming.complete) return gone();
+  const whole = Buffer.concat(chunks, size);
+  chunks = []; // the pieces can go before the text is made
+  return { text: whole.toString("utf8") };
 }
 
 /**
  * Reads the body as JSON. Malformed JSON answers 400 naming the parser's problem (and its position); a body
- * over `limit` bytes answers 413.
+ * over `limit` bytes answers 413. Numeric `id` / `group` of `rollouts[i]` beyond 2^53 keep their digits (as
+ * strings, read from the text), so two groups never merge by rounding.
  * @returns the parsed value, or the error response to return.
  */
 export async function readJson(c: Context, limit: number): Promise<{ value: unknown } | { response: Response }> {
@@ -46,11 +81,14 @@ export async function readJson(c: Context, limit: number): Promise<{ value: unkn
   if ("response" in body) return body;
   const text = body.text;
   if (text.trim() === "") return { response: errorResponse(c, 400, "bad_json", "empty request body: expected a JSON object") };
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (e) {
     return { response: errorResponse(c, 400, "bad_json", `malformed JSON in request body: ${(e as Error).message}`) };
   }
+  preciseElements(value, text);
+  return { value };
 }
 
 /** A plain JSON object (not null, not an array)? */

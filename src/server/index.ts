@@ -8,7 +8,8 @@ import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { createScorer } from "../engine/scorer.js";
 import type { CompiledSpec } from "../spec/types.js";
-import { createApp } from "./app.js";
+import { createApp, routeLabel } from "./app.js";
+import { isLoopbackHost } from "./guard.js";
 import { createContext } from "./context.js";
 import type { ServerContext } from "./context.js";
 import { resolveOptions } from "./options.js";
@@ -31,12 +32,39 @@ export interface RunningServer {
   shutdown(): Promise<boolean>;
 }
 
+/** Milliseconds between two log lines about clients that went away (the ones in between are counted in the next). */
+const ABORT_LOG_INTERVAL_MS = 10_000;
+
+/** One stderr line per client that closed its connection before its answer, at most one per 10 s. */
+function abortLogger(write: (line: string) => void = (l) => process.stderr.write(l)) {
+  let last = -Infinity;
+  let skipped = 0;
+  return (method: string, path: string, phase: "body" | "answer"): void => {
+    const t = Date.now();
+    if (t - last < ABORT_LOG_INTERVAL_MS) {
+      skipped++;
+      return;
+    }
+    last = t;
+    const more = skipped > 0 ? ` (${skipped} more since the last such line)` : "";
+    skipped = 0;
+    write(`rewardkit serve: client closed the connection ${phase === "body" ? "before its request body was complete" : "before its answer was written"} (${method} ${path}); counted in rewardkit_client_aborted_total${more}\n`);
+  };
+}
+
 /**
- * Starts serving `spec`. @throws Error for inconsistent options; rejects with the listen error (`EADDRINUSE`,
- * `EACCES` …) when the port cannot be bound, after closing the worker pool.
+ * Starts serving `spec`. @throws Error for inconsistent options, and for a non-loopback `host` without a token
+ * unless `insecure` is set; rejects with the listen error (`EADDRINUSE`, `EACCES` …) when the port cannot be
+ * bound, after closing the worker pool.
  */
 export async function startServer(spec: CompiledSpec, opts: Partial<ServerOptions> = {}): Promise<RunningServer> {
   const options = resolveOptions(opts);
+  if (!isLoopbackHost(options.host) && options.token === undefined && !options.insecure) {
+    throw new Error(
+      `refusing to serve on ${options.host} without a token: anyone who can reach that address could run the spec's verifiers (the math CAS, the code sandbox). ` +
+        "Set REWARDKIT_TOKEN (or --token-file), bind 127.0.0.1, or pass --insecure to serve it open anyway",
+    );
+  }
   const scorer = createScorer(spec, {
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
@@ -44,16 +72,25 @@ export async function startServer(spec: CompiledSpec, opts: Partial<ServerOption
   const ctx = createContext(spec, scorer, options);
   const app = createApp(ctx);
   let active = 0;
+  let cut = false; // the drain deadline passed and connections were closed on purpose
   const idle: Array<() => void> = [];
+  const logAbort = abortLogger();
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s as Server)) as Server;
       s.once("error", reject);
       // counts a request until its response is fully written, so draining never cuts a reply short
-      s.on("request", (_req, res) => {
+      s.on("request", (req, res) => {
         active++;
         res.once("close", () => {
+          // a client that went away before its answer: counted and logged as such, never as a server error
+          if (!res.writableFinished && !cut) {
+            const path = (req.url ?? "/").split("?")[0]!;
+            const phase = req.complete ? "answer" : "body";
+            ctx.metrics.clientAborted.inc({ route: routeLabel(path), phase });
+            logAbort(req.method ?? "?", path, phase);
+          }
           if (--active === 0) for (const f of idle.splice(0)) f();
         });
       });
@@ -78,6 +115,7 @@ export async function startServer(spec: CompiledSpec, opts: Partial<ServerOption
       })(),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), options.drainTimeoutMs).unref()),
     ]);
+    cut = true;
     server.closeAllConnections();
     await scorer.close();
     return finished;

@@ -6,10 +6,26 @@ export interface ServerOptions {
   port: number;
   /** Bearer token required on every route but `/healthz`; undefined: no auth. */
   token?: string;
+  /**
+   * Serve a non-loopback `host` without a token (default false: {@link startServer} refuses to, since anyone who
+   * can reach the port could then drive the verifiers, the math CAS and the code sandbox).
+   */
+  insecure: boolean;
+  /** `Origin` values let in (default none: every request from a web page gets 403); `*` lets any in. */
+  allowOrigins: string[];
+  /** `Host` names let in besides the bound address (and loopback names on a loopback bind); `*` lets any in. */
+  allowHosts: string[];
   /** Largest request body, bytes (default 32 MiB); larger → 413. */
   maxBodyBytes: number;
-  /** Most rollouts in one request (default 4096); more → 413. */
+  /** Most rollouts in one request (default 4096, at most `maxQueue`); more → 413. */
   maxRollouts: number;
+  /** Most requests with a body handled at once (default 1024); past it → 429 before the body is read. */
+  maxRequests: number;
+  /**
+   * Most request-body bytes held at once over all requests, bytes (default 2 × `maxBodyBytes`): each request's
+   * `Content-Length` is reserved before its body is read; past it → 429. Memory follows this, not the clients.
+   */
+  maxInflightBytes: number;
   /** Most rollouts admitted and not yet answered, over all requests (default 16 384); past it → 429 with `Retry-After`. */
   maxQueue: number;
   /**
@@ -30,8 +46,13 @@ export interface ServerOptions {
 export const DEFAULTS: ServerOptions = {
   host: "127.0.0.1",
   port: 8787,
+  insecure: false,
+  allowOrigins: [],
+  allowHosts: [],
   maxBodyBytes: 32 * 1024 * 1024,
   maxRollouts: 4096,
+  maxRequests: 1024,
+  maxInflightBytes: 64 * 1024 * 1024,
   maxQueue: 16_384,
   rolloutTimeoutMs: 30_000,
   drainTimeoutMs: 30_000,
@@ -40,12 +61,17 @@ export const DEFAULTS: ServerOptions = {
 
 /** Fills defaults and checks that the limits are consistent. @throws Error naming the bad setting. */
 export function resolveOptions(o: Partial<ServerOptions>): ServerOptions {
-  const r: ServerOptions = { ...DEFAULTS, ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) };
-  for (const k of ["maxBodyBytes", "maxRollouts", "maxQueue", "rolloutTimeoutMs", "drainTimeoutMs"] as const) {
+  const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<ServerOptions>;
+  const r: ServerOptions = { ...DEFAULTS, ...given };
+  // defaults that follow other settings: a smaller queue caps the batch size, a larger body the bytes in flight
+  if (given.maxRollouts === undefined) r.maxRollouts = Math.min(DEFAULTS.maxRollouts, r.maxQueue);
+  if (given.maxInflightBytes === undefined) r.maxInflightBytes = 2 * r.maxBodyBytes;
+  for (const k of ["maxBodyBytes", "maxRollouts", "maxQueue", "maxRequests", "maxInflightBytes", "rolloutTimeoutMs", "drainTimeoutMs"] as const) {
     if (!Number.isFinite(r[k]) || r[k] <= 0) throw new Error(`${k}: expected a positive number, got ${r[k]}`);
   }
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new Error(`port: expected 0..65535, got ${r.port}`);
   if (r.maxRollouts > r.maxQueue) throw new Error(`maxRollouts (${r.maxRollouts}) exceeds maxQueue (${r.maxQueue}): such a request could never be admitted`);
+  if (r.maxInflightBytes < r.maxBodyBytes) throw new Error(`maxInflightBytes (${r.maxInflightBytes}) is below maxBodyBytes (${r.maxBodyBytes}): a body of the largest size could never be admitted`);
   if (r.token === "") throw new Error("token: empty");
   return r;
 }

@@ -3,11 +3,13 @@ import { formatSummary } from "../../diagnostics/format.js";
 import type { Summary } from "../../diagnostics/summary.js";
 import { scoreFile } from "../../engine/score-file.js";
 import { parseFieldMap } from "../../io/fields.js";
-import { writeFileCreating } from "../../io/output.js";
+import { OutputSet } from "../../io/output.js";
+import { writeFileSync } from "node:fs";
 import { formatProblem } from "../../spec/errors.js";
 import { loadSpec } from "../../spec/load.js";
 import { createProgress } from "../progress.js";
 import { UserError } from "../../core/errors.js";
+import { whileInterruptible } from "../interrupt.js";
 import { collect, intOption } from "../options.js";
 import { readStateFile, writeStateFile } from "../state.js";
 
@@ -22,6 +24,7 @@ interface ScoreOpts {
   concurrency?: number;
   quiet?: boolean;
   state?: string;
+  maxLineMb?: number;
 }
 
 /** `rewardkit score <file|-> --spec <spec>`: the main job. */
@@ -31,7 +34,7 @@ export function registerScore(program: Command): void {
     .description("score rollouts from a JSONL file (or - for stdin) with a reward spec")
     .argument("<input>", "rollouts JSONL (.gz by extension), or - for stdin")
     .requiredOption("-s, --spec <spec>", "reward spec (YAML or JSON)")
-    .option("-o, --output <file>", "scored JSONL (default: stdout); folders are created")
+    .option("-o, --output <file>", "scored JSONL (default: stdout; gzip when it ends in .gz); folders are created")
     .option("--summary <file>", "write the summary as JSON (folders are created)")
     .option("--map <field=source>", "read a rollout field from another name or dotted path (repeatable)", collect, [])
     .option("--label <field>", "boolean field (dotted path) to measure agreement against, e.g. labels.correct")
@@ -39,40 +42,62 @@ export function registerScore(program: Command): void {
     .option("--strict", "stop at the first malformed line (default: report, count and skip it)")
     .option("--concurrency <n>", "worker threads for slow verifiers (default: CPU count)", intOption)
     .option("--state <file>", "performance-schedule state: resumed from the file when it exists, saved to it at the end")
+    .option("--max-line-mb <n>", "longest input line, MiB; longer lines are reported and skipped", intOption, 256)
     .option("-q, --quiet", "no progress bar, no summary table")
     .action(async (input: string, o: ScoreOpts) => {
       const spec = loadSpec(o.spec);
       let problems = 0;
       const scheduleState = o.state !== undefined ? readStateFile(o.state) : undefined;
       const progress = createProgress("scoring", !o.quiet);
+      // -o, --summary and --state are written under temporary names and renamed together at the very end: an
+      // interrupted or failed run leaves all three as they were
+      const outputs = new OutputSet();
+      const kept = [o.output && o.output !== "-" ? `-o ${o.output}` : "", o.summary ? `--summary ${o.summary}` : "", o.state ? `--state ${o.state}` : ""].filter(Boolean);
+      const left = kept.length > 0 ? `${kept.join(", ")} left as they were` : "nothing written to files";
       let summary: Summary;
       try {
-        summary = await scoreFile(spec, {
-          ...(scheduleState ? { scheduleState } : {}),
-          input,
-          ...(o.output !== undefined ? { output: o.output } : {}),
-          map: parseFieldMap(o.map),
-          strict: o.strict ?? false,
-          ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-          ...(o.label !== undefined ? { labelField: o.label } : {}),
-          ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
-          onProblem: (p) => {
-            if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
+        summary = await whileInterruptible(
+          async () => {
+            const s = await scoreFile(spec, {
+              ...(scheduleState ? { scheduleState } : {}),
+              input,
+              ...(o.output !== undefined ? { output: o.output } : {}),
+              outputs,
+              map: parseFieldMap(o.map),
+              strict: o.strict ?? false,
+              maxLineBytes: (o.maxLineMb ?? 256) * 1024 * 1024,
+              ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+              ...(o.label !== undefined ? { labelField: o.label } : {}),
+              ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
+              onProblem: (p) => {
+                if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
+              },
+              onProgress: (n) => progress.update(n),
+              ...(o.state !== undefined ? { onScheduleState: (st) => writeStateFile(outputs.reserve(o.state!), st) } : {}),
+            });
+            if (s.count === 0 && s.malformed > 0) throw new UserError(`${input}: no rollout could be scored: all ${s.malformed} lines were malformed (see above)`);
+            if (o.summary) writeFileSync(outputs.reserve(o.summary), JSON.stringify(s, null, 2) + "\n");
+            outputs.commit();
+            return s;
           },
-          onProgress: (n) => progress.update(n),
-          ...(o.state !== undefined ? { onScheduleState: (st) => writeStateFile(o.state!, st) } : {}),
-        });
+          () => {
+            progress.stop();
+            return left;
+          },
+        );
+      } catch (e) {
+        outputs.discard();
+        if (kept.length > 0) process.stderr.write(`rewardkit: the run failed: ${left}\n`);
+        throw e;
       } finally {
         progress.stop(); // also on an error: a running bar's timer would keep the process alive on a terminal
       }
       if (problems > 20) process.stderr.write(`… ${problems - 20} more malformed lines skipped\n`);
-      if (o.summary) writeFileCreating(o.summary, JSON.stringify(summary, null, 2) + "\n");
       if (!o.quiet) {
         // The table goes to stdout only when stdout does not carry the scored JSONL.
         const toStdout = o.output !== undefined && o.output !== "-";
         (toStdout ? process.stdout : process.stderr).write(formatSummary(summary) + "\n");
       }
       for (const w of summary.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
-      if (summary.count === 0 && summary.malformed > 0) throw new UserError(`${input}: no rollout could be scored: all ${summary.malformed} lines were malformed (see above)`);
     });
 }

@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 import { startServer } from "../../server/index.js";
+import { isLoopbackHost } from "../../server/guard.js";
 import { SERVER_DEFAULTS } from "../../server/index.js";
 import { loadSpec } from "../../spec/load.js";
 import { UsageError } from "../errors.js";
@@ -17,14 +19,33 @@ interface ServeFlags {
   host: string;
   port: number;
   token?: string;
+  tokenFile?: string;
+  insecure?: boolean;
+  allowOrigin: string[];
+  allowHost: string[];
   maxBodyMb: number;
-  maxRollouts: number;
+  maxRollouts?: number;
+  maxRequests: number;
+  maxInflightMb?: number;
   maxQueue: number;
   rolloutTimeoutMs: number;
   drainTimeoutMs: number;
   endToken: string[];
   concurrency?: number;
   cacheSize?: number;
+}
+
+/** The token of `--token-file` (trailing newline and spaces dropped). @throws UsageError when unreadable or empty. */
+function readToken(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  let t: string;
+  try {
+    t = readFileSync(file, "utf8").trim();
+  } catch (e) {
+    throw new UsageError(`--token-file ${file}: ${(e as Error).message}`);
+  }
+  if (t === "") throw new UsageError(`--token-file ${file}: the file is empty`);
+  return t;
 }
 
 /** `rewardkit serve --spec <spec>`: the reward server (see docs/server.md). Resolves after SIGTERM/SIGINT has drained it. */
@@ -36,9 +57,15 @@ export function registerServe(program: Command): void {
     .requiredOption("-s, --spec <spec>", "reward spec (YAML or JSON)")
     .option("--host <host>", "interface to bind", d.host)
     .option("-p, --port <port>", "port (0: any free port)", portOption, d.port)
-    .option("--token <token>", "require Authorization: Bearer <token> (default: $REWARDKIT_TOKEN)")
+    .addOption(new Option("--token <token>", "refused: a token on the command line is visible to every local user (ps)").hideHelp())
+    .option("--token-file <file>", "require Authorization: Bearer <token>, the token read from this file (default: $REWARDKIT_TOKEN)")
+    .option("--insecure", "allow a non-loopback --host without a token (anyone who reaches it can run the verifiers)")
+    .option("--allow-origin <origin>", "let requests from this web origin in, e.g. https://notebook.example:8888 (repeatable; * for any)", collect, [])
+    .option("--allow-host <name>", "accept this Host header name besides the bound address, e.g. a proxy's name (repeatable; * for any)", collect, [])
     .option("--max-body-mb <n>", "largest request body, MiB", intOption, d.maxBodyBytes / 1024 / 1024)
-    .option("--max-rollouts <n>", "most rollouts per request", intOption, d.maxRollouts)
+    .option("--max-rollouts <n>", `most rollouts per request (default: ${d.maxRollouts}, at most --max-queue)`, intOption)
+    .option("--max-requests <n>", "most requests with a body handled at once (beyond: 429 before the body is read)", intOption, d.maxRequests)
+    .option("--max-inflight-mb <n>", "most request-body MiB held at once over all requests (default: 2 x --max-body-mb; beyond: 429 before the body is read)", intOption)
     .option("--max-queue <n>", "most rollouts pending over all requests (beyond: 429)", intOption, d.maxQueue)
     .option("--rollout-timeout-ms <n>", "deadline per rollout, queueing included", intOption, d.rolloutTimeoutMs)
     .option("--drain-timeout-ms <n>", "on SIGTERM, how long in-flight work may finish", intOption, d.drainTimeoutMs)
@@ -46,16 +73,22 @@ export function registerServe(program: Command): void {
     .option("-j, --concurrency <n>", "worker threads for worker verifiers (default: CPUs)", intOption)
     .option("--cache-size <n>", "verdict cache capacity (component verdicts; 0 disables it)", countOption)
     .action(async (o: ServeFlags) => {
+      if (o.token !== undefined) throw new UsageError("--token: a token on the command line is visible to every local user (ps, /proc/<pid>/cmdline); set REWARDKIT_TOKEN or use --token-file <file>");
       const spec = loadSpec(o.spec);
-      const token = o.token ?? (process.env.REWARDKIT_TOKEN || undefined);
+      const token = readToken(o.tokenFile) ?? (process.env.REWARDKIT_TOKEN || undefined);
       let server;
       try {
         server = await startServer(spec, {
           host: o.host,
           port: o.port,
           token,
+          insecure: o.insecure ?? false,
+          allowOrigins: o.allowOrigin,
+          allowHosts: o.allowHost,
           maxBodyBytes: o.maxBodyMb * 1024 * 1024,
           maxRollouts: o.maxRollouts,
+          maxRequests: o.maxRequests,
+          maxInflightBytes: o.maxInflightMb === undefined ? undefined : o.maxInflightMb * 1024 * 1024,
           maxQueue: o.maxQueue,
           rolloutTimeoutMs: o.rolloutTimeoutMs,
           drainTimeoutMs: o.drainTimeoutMs,
@@ -69,6 +102,8 @@ export function registerServe(program: Command): void {
         if (!err.code) throw new UsageError(err.message);
         throw e;
       }
+      if (!token && o.insecure && !isLoopbackHost(o.host))
+        process.stderr.write(`rewardkit serve: warning: --insecure: serving ${o.host} without a token; anyone who can reach it can run the spec's verifiers\n`);
       process.stderr.write(`rewardkit serve: spec ${spec.name} (hash ${spec.hash}) on ${server.url}${token ? " (bearer token required)" : ""}\n`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {
