@@ -21,6 +21,7 @@ import { rougeVerifiers } from "./text/rouge.js";
 import { iouVerifier } from "./geometry/iou.js";
 import { openaiGraderVerifier } from "../openai/grader-verifier.js";
 import { createProcessVerifier } from "./process/index.js";
+import { arithmeticVerifier } from "./process/arithmetic.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -50,6 +51,7 @@ const BUILTIN: VerifierDefinition<never>[] = [
   iouVerifier,
   openaiGraderVerifier,
   createProcessVerifier(getVerifier),
+  arithmeticVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
