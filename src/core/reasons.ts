@@ -22,6 +22,8 @@ export const REASONS = {
   logprob_error: "Token log-probs were missing or malformed.",
   judge_error: "The judge model call failed.",
   worker_error: "The verifier crashed; the message is in `details.error`.",
+  invalid_steps: "A `process` component found no usable steps or step scores: `steps`/`step_scores` missing, malformed or of different lengths, or a step that could not be scored (see `details`).",
+  no_outcome: "A `gated` or `mix` process component found no outcome: no `outcome` field (number or boolean) on the rollout and no outcome verifier.",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
   no_match: "The pattern or text was not found (score 0).",
@@ -52,4 +54,6 @@ export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "logprob_error",
   "judge_error",
   "worker_error",
+  "invalid_steps",
+  "no_outcome",
 ]);

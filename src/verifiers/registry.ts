@@ -22,6 +22,8 @@ import { iouVerifier } from "./geometry/iou.js";
 import { openaiGraderVerifier } from "../openai/grader-verifier.js";
 import { toolCallVerifier } from "./tools/tool-call.js";
 import { trajectoryVerifier } from "./tools/trajectory.js";
+import { createProcessVerifier } from "./process/index.js";
+import { arithmeticVerifier } from "./process/arithmetic.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -52,6 +54,8 @@ const BUILTIN: VerifierDefinition<never>[] = [
   openaiGraderVerifier,
   toolCallVerifier,
   trajectoryVerifier,
+  createProcessVerifier(getVerifier),
+  arithmeticVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
