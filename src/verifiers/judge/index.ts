@@ -6,6 +6,7 @@ import type { VerifierDefinition, VerifyFn } from "../types.js";
 import { chatUrl, extractChat } from "./chat.js";
 import type { JudgeChoice } from "./chat.js";
 import { GroupCollector } from "./listwise.js";
+import { masterKey } from "./guard.js";
 import { logprobScore } from "./logprobs.js";
 import type { LogprobSettings } from "./logprobs.js";
 import { judgeOptions } from "./options.js";
@@ -203,7 +204,7 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
       return c;
     }
 
-    function baseVars(completion: string, reference: unknown, rollout: Rollout): Record<string, string | undefined> {
+    function baseVars(_completion: string, reference: unknown, rollout: Rollout): Record<string, string | undefined> {
       return {
         prompt: promptText(rollout.prompt),
         reference: reference === undefined || reference === null ? undefined : asText(reference),
@@ -214,9 +215,15 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
       return name === "reference" ? unscorable("no_reference") : unscorable(name === "prompt" ? "judge_error" : "no_reference", { error: `the template's {{${name}}} has no value in this rollout` });
     }
 
+    const guarded = (completion: string): ComponentResult | undefined => {
+      const why = o.guard ? masterKey(completion) : undefined;
+      return why ? ok(0, "format_mismatch", { guard: "master_key", problem: why }) : undefined;
+    };
     let fn: VerifyFn;
     if (o.mode === "single") {
       fn = async ({ completion, reference, rollout, signal }) => {
+        const g = guarded(completion);
+        if (g) return g;
         const m = messagesFor(o, { ...baseVars(completion, reference, rollout), completion }, rollout);
         if ("missing" in m) return missingResult(m.missing);
         const r = await judged(m.messages, rollout, signal);
@@ -224,6 +231,8 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
       };
     } else if (o.mode === "pairwise") {
       fn = async ({ completion, reference, rollout, signal }) => {
+        const g = guarded(completion);
+        if (g) return g;
         const vars = baseVars(completion, reference, rollout);
         if (vars.reference === undefined) return unscorable("no_reference");
         const ab = messagesFor(o, { ...vars, answer_a: completion, answer_b: vars.reference }, rollout);
@@ -243,7 +252,11 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
         if ("error" in a) return members.map(() => unscorable("judge_error", { error: client.redact(a.error), ...(a.status !== undefined ? { status: a.status } : {}), attempts: a.attempts }));
         return rankRewards(a.choices, parser, members.length, (t) => client.redact(t));
       });
-      fn = ({ completion, reference, rollout, signal }) => collector.add(rollout.group, { completion, reference, rollout }, signal);
+      // a guarded rollout still joins its group (the others wait for it) but keeps its 0
+      fn = async ({ completion, reference, rollout, signal }) => {
+        const r = await collector.add(rollout.group, { completion, reference, rollout }, signal);
+        return guarded(completion) ?? r;
+      };
     }
     fn.usage = () => client.stats();
     return fn;

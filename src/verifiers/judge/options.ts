@@ -83,6 +83,11 @@ const base = z.strictObject({
       }),
     ])
     .default(false),
+  /**
+   * Refuse master-key completions before asking (default true): an empty completion, one with no letter or digit,
+   * or a bare reasoning opener ("Thought process:", "Solution", "解") scores 0 without a call (`guard.ts`).
+   */
+  guard: z.boolean().default(true),
   /** Keep the judge's text in `details.raw` on scored verdicts too (it is always kept on `judge_error`). */
   keepRaw: z.boolean().default(false),
   ...clientOptions,
