@@ -6,6 +6,7 @@ import type { LabelAgreement } from "./agreement.js";
 import type { AdvantageDiagnostics } from "./advantages.js";
 import { ConcentrationCollector } from "./concentration.js";
 import type { ComponentConcentration } from "./concentration.js";
+import type { CallUsage } from "../client/types.js";
 
 /** Per-component statistics in a summary. */
 export interface ComponentSummary {
@@ -50,6 +51,8 @@ export interface Summary {
   passHatK?: Record<string, number>;
   /** Posterior-concentration check per `likelihood` component (RLCPR); absent without one. */
   concentration?: Record<string, ComponentConcentration>;
+  /** Model-call accounting per judge / reward-model component (calls, retries, cache hits, tokens, cost); absent without one. */
+  judges?: Record<string, CallUsage>;
   elapsedSeconds: number;
   rolloutsPerSecond: number;
 }
@@ -107,6 +110,7 @@ export class SummaryBuilder {
     label?: LabelAgreement;
     advantageDiagnostics?: AdvantageDiagnostics;
     warnings?: string[];
+    judges?: Record<string, CallUsage>;
   }): Summary {
     const gi = buildGroupIndex(args.groupIds);
     let singletons = 0;
@@ -160,6 +164,7 @@ export class SummaryBuilder {
     if (args.warnings && args.warnings.length > 0) summary.warnings = args.warnings;
     const concentration = this.concentration.finish(args.groupIds);
     if (concentration) summary.concentration = concentration;
+    if (args.judges && Object.keys(args.judges).length > 0) summary.judges = args.judges;
     return summary;
   }
 }

@@ -2,6 +2,7 @@ import { nullable } from "../advantage/compute.js";
 import { UserError } from "../core/errors.js";
 import { passes } from "../compose/reward.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
+import type { CallUsage } from "../client/types.js";
 import { AgreementBuilder } from "../diagnostics/agreement.js";
 import { SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
@@ -123,6 +124,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   }
 
   const spill = new Spill();
+  let judges: Record<string, CallUsage> = {};
   try {
     const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
     try {
@@ -159,6 +161,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         },
       );
       o.onScheduleState?.(scorer.snapshot());
+      judges = scorer.usage();
     } finally {
       await scorer.close();
     }
@@ -194,6 +197,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       elapsedSeconds: (performance.now() - t0) / 1000,
       ...(label ? { label } : {}),
       warnings,
+      judges,
     });
   } finally {
     spill.dispose();

@@ -24,6 +24,9 @@ import { toolCallVerifier } from "./tools/tool-call.js";
 import { trajectoryVerifier } from "./tools/trajectory.js";
 import { createProcessVerifier } from "./process/index.js";
 import { arithmeticVerifier } from "./process/arithmetic.js";
+import { judgeVerifier } from "./judge/index.js";
+import { rewardModelVerifier } from "./reward-model/index.js";
+import { fieldVerifier } from "./field/index.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -56,6 +59,9 @@ const BUILTIN: VerifierDefinition<never>[] = [
   trajectoryVerifier,
   createProcessVerifier(getVerifier),
   arithmeticVerifier,
+  judgeVerifier,
+  rewardModelVerifier,
+  fieldVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
