@@ -122,8 +122,13 @@ export function processBenchMetrics(labels: readonly number[], predictions: read
   let mc = 0;
   labels.forEach((l, i) => {
     const hit = predictions[i] === l;
-    if (l >= 0) (ne++, hit && me++);
-    else (nc++, hit && mc++);
+    if (l >= 0) {
+      ne++;
+      if (hit) me++;
+    } else {
+      nc++;
+      if (hit) mc++;
+    }
   });
   const erroneous = side(ne, me);
   const correct = side(nc, mc);
