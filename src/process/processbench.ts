@@ -121,9 +121,14 @@ export function processBenchMetrics(labels: readonly number[], predictions: read
   let nc = 0;
   let mc = 0;
   labels.forEach((l, i) => {
-    const hit = predictions[i] === l;
-    if (l >= 0) (ne++, hit && me++);
-    else (nc++, hit && mc++);
+    const hit = predictions[i] === l ? 1 : 0;
+    if (l >= 0) {
+      ne++;
+      me += hit;
+    } else {
+      nc++;
+      mc += hit;
+    }
   });
   const erroneous = side(ne, me);
   const correct = side(nc, mc);

@@ -116,7 +116,11 @@ export class StepAdvantages {
       const g = groupIds[i]!;
       let s = stats.get(g);
       if (!s) stats.set(g, (s = { n: 0, sum: 0, sq: 0 }));
-      for (const x of this.rewards[i]!) if (x === x) (s.n++, (s.sum += x));
+      for (const x of this.rewards[i]!) {
+        if (x !== x) continue; // NaN: a step without a reward
+        s.n++;
+        s.sum += x;
+      }
     }
     for (let i = 0; i < n; i++) {
       const s = stats.get(groupIds[i]!);
