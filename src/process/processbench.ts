@@ -121,13 +121,13 @@ export function processBenchMetrics(labels: readonly number[], predictions: read
   let nc = 0;
   let mc = 0;
   labels.forEach((l, i) => {
-    const hit = predictions[i] === l;
+    const hit = predictions[i] === l ? 1 : 0;
     if (l >= 0) {
       ne++;
-      if (hit) me++;
+      me += hit;
     } else {
       nc++;
-      if (hit) mc++;
+      mc += hit;
     }
   });
   const erroneous = side(ne, me);

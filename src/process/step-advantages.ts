@@ -117,7 +117,7 @@ export class StepAdvantages {
       let s = stats.get(g);
       if (!s) stats.set(g, (s = { n: 0, sum: 0, sq: 0 }));
       for (const x of this.rewards[i]!) {
-        if (Number.isNaN(x)) continue;
+        if (x !== x) continue; // NaN: a step without a reward
         s.n++;
         s.sum += x;
       }
