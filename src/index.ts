@@ -39,3 +39,4 @@ export { advantages } from "./advantage/index.js";
 export { AdvantageBatch, rolloutLength } from "./engine/advantage-batch.js";
 export { advantageDiagnostics } from "./diagnostics/advantages.js";
 export type { AdvantageDiagnostics } from "./diagnostics/advantages.js";
+export * as processRewards from "./process/index.js";

@@ -10,7 +10,11 @@ interface Case {
   source: string;
   rewardkit_differs?: string;
   rewardkit_miss?: string;
+  mv_options?: { match_types?: string[] };
 }
+
+/** Math-Verify's LaTeX-only extraction (`match_types: ["latex"]`) is rewardkit's `style: latex`. */
+const optionsOf = (c: Case) => (c.mv_options?.match_types?.length === 1 && c.mv_options.match_types[0] === "latex" ? { style: "latex" as const } : {});
 
 const cases = readJsonl<Case>(fileURLToPath(new URL("./fixtures/math-verify-cases.jsonl", import.meta.url)));
 
@@ -20,7 +24,7 @@ describe("Math-Verify's own test cases (test/fixtures/math-verify-cases.jsonl)",
     const wrong: string[] = [];
     const fixedMisses: string[] = [];
     for (const c of cases) {
-      const r = await verifyMath(c.pred, c.gold);
+      const r = await verifyMath(c.pred, c.gold, optionsOf(c));
       const got = r.score === 1;
       if (got === c.expected) agree++;
       if (c.rewardkit_differs !== undefined) continue;

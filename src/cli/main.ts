@@ -4,6 +4,7 @@ import { UserError } from "../core/errors.js";
 import { registerAdvantages } from "./commands/advantages.js";
 import { registerAudit } from "./commands/audit.js";
 import { registerCheck } from "./commands/check.js";
+import { registerEvaluate } from "./commands/evaluate.js";
 import { registerScore } from "./commands/score.js";
 import { registerServe } from "./commands/serve.js";
 
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerAdvantages(program);
   registerAudit(program);
   registerServe(program);
+  registerEvaluate(program);
   return program;
 }
 

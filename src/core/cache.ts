@@ -56,6 +56,11 @@ export class BoundedCache<V> {
     return this.hot.size + this.cold.size;
   }
 
+  /** The values held (any order). */
+  values(): V[] {
+    return [...this.hot.values(), ...this.cold.values()];
+  }
+
   /** Drops every entry (counters are kept). */
   clear(): void {
     this.hot.clear();

@@ -20,8 +20,12 @@ export const REASONS = {
   sandbox_error: "The code sandbox failed for reasons not caused by the program.",
   memory_limit: "The program exceeded its memory limit.",
   logprob_error: "Token log-probs were missing or malformed.",
-  judge_error: "The judge model call failed.",
+  judge_error: "The judge or reward-model call failed (after bounded retries), or the judge's answer held no parsable score (`details.raw` keeps its text, `details.error` says why).",
   worker_error: "The verifier crashed; the message is in `details.error`.",
+  invalid_steps: "A `process` component found no usable steps or step scores: `steps`/`step_scores` missing, malformed or of different lengths, or a step that could not be scored (see `details`).",
+  no_outcome: "A `gated` or `mix` process component found no outcome: no `outcome` field (number or boolean) on the rollout and no outcome verifier.",
+  no_score: "The rollout field that should hold the score is missing, null or not a finite number (`field`).",
+  out_of_range: "A score was found but lies outside the declared [min, max] (`field`).",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
   no_match: "The pattern or text was not found (score 0).",
@@ -52,4 +56,8 @@ export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "logprob_error",
   "judge_error",
   "worker_error",
+  "invalid_steps",
+  "no_outcome",
+  "no_score",
+  "out_of_range",
 ]);

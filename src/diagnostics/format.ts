@@ -31,6 +31,9 @@ export function formatSummary(s: Summary): string {
   );
   if (s.advantage.diagnostics) lines.push(`advantages: ${formatAdvantageDiagnostics(s.advantage.diagnostics)}`);
   if (s.concentration) lines.push(...formatConcentration(s.concentration));
+  for (const [name, j] of Object.entries(s.judges ?? {})) {
+    lines.push(`judge ${name}: ${j.calls} calls  ${j.retries} retries  ${j.failures} failed  ${j.timeouts} timeouts  ${j.cacheHits} cache hits  tokens ${j.promptTokens} in / ${j.completionTokens} out  cost ${j.cost}`);
+  }
   if (s.label) {
     const l = s.label;
     lines.push(

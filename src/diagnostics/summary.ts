@@ -6,6 +6,7 @@ import type { LabelAgreement } from "./agreement.js";
 import type { AdvantageDiagnostics } from "./advantages.js";
 import { ConcentrationCollector } from "./concentration.js";
 import type { ComponentConcentration } from "./concentration.js";
+import type { CallUsage } from "../client/types.js";
 
 /** Per-component statistics in a summary. */
 export interface ComponentSummary {
@@ -42,8 +43,16 @@ export interface Summary {
   /** The estimator, how many advantages are null, and the run's advantage diagnostics (ESS, zero share, collapse, correlations). */
   advantage: { estimator: string; nullCount: number; diagnostics?: AdvantageDiagnostics };
   label?: LabelAgreement;
+  /**
+   * pass^k (tau-bench; Yao et al. 2024): mean over groups of C(c, k) / C(n, k), the chance that k rollouts drawn from
+   * a group all pass, for k = 1 … the largest group size (groups smaller than k are left out of that k). A rollout
+   * passes when every counting component (weight ≠ 0; all components if none counts) passes its threshold.
+   */
+  passHatK?: Record<string, number>;
   /** Posterior-concentration check per `likelihood` component (RLCPR); absent without one. */
   concentration?: Record<string, ComponentConcentration>;
+  /** Model-call accounting per judge / reward-model component (calls, retries, cache hits, tokens, cost); absent without one. */
+  judges?: Record<string, CallUsage>;
   elapsedSeconds: number;
   rolloutsPerSecond: number;
 }
@@ -55,6 +64,7 @@ export class SummaryBuilder {
   private nullRewards = 0;
   private readonly comp: Array<{ stats: RunningStats; pass: number; unscorable: number; reasons: Map<string, number> }>;
   private readonly concentration: ConcentrationCollector;
+  private readonly passed: boolean[] = [];
 
   constructor(private readonly spec: CompiledSpec) {
     this.comp = spec.components.map(() => ({ stats: new RunningStats(), pass: 0, unscorable: 0, reasons: new Map() }));
@@ -70,6 +80,10 @@ export class SummaryBuilder {
     this.count++;
     if (reward === null) this.nullRewards++;
     else this.reward.push(reward);
+    const counting = this.spec.components.some((c) => c.weight !== 0);
+    this.passed.push(
+      results.every((r, i) => (counting && this.spec.components[i]!.weight === 0) || (r.score !== null && r.score >= (thresholds ? thresholds[i]! : this.spec.components[i]!.passThreshold))),
+    );
     results.forEach((r, i) => {
       const c = this.comp[i]!;
       if (r.score !== null) {
@@ -96,6 +110,7 @@ export class SummaryBuilder {
     label?: LabelAgreement;
     advantageDiagnostics?: AdvantageDiagnostics;
     warnings?: string[];
+    judges?: Record<string, CallUsage>;
   }): Summary {
     const gi = buildGroupIndex(args.groupIds);
     let singletons = 0;
@@ -143,10 +158,48 @@ export class SummaryBuilder {
       elapsedSeconds: round6(args.elapsedSeconds)!,
       rolloutsPerSecond: args.elapsedSeconds > 0 ? Math.round(this.count / args.elapsedSeconds) : 0,
     };
+    const passHatK = passHatKOf(gi, this.passed);
+    if (passHatK) summary.passHatK = passHatK;
     if (args.label) summary.label = args.label;
     if (args.warnings && args.warnings.length > 0) summary.warnings = args.warnings;
     const concentration = this.concentration.finish(args.groupIds);
     if (concentration) summary.concentration = concentration;
+    if (args.judges && Object.keys(args.judges).length > 0) summary.judges = args.judges;
     return summary;
   }
+}
+
+function choose(n: number, k: number): number {
+  let r = 1;
+  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+  return r;
+}
+
+/** pass^k per k over the groups of `gi`; `undefined` when no group has 2 or more rollouts. */
+function passHatKOf(gi: ReturnType<typeof buildGroupIndex>, passed: readonly boolean[]): Record<string, number> | undefined {
+  const sizes: Array<{ n: number; c: number }> = [];
+  let maxN = 0;
+  for (let g = 0; g < gi.count; g++) {
+    let n = 0;
+    let c = 0;
+    for (let j = gi.offsets[g]!; j < gi.offsets[g + 1]!; j++) {
+      n++;
+      if (passed[gi.order[j]!]) c++;
+    }
+    sizes.push({ n, c });
+    maxN = Math.max(maxN, n);
+  }
+  if (maxN < 2 || passed.length !== gi.order.length) return undefined;
+  const out: Record<string, number> = {};
+  for (let k = 1; k <= Math.min(maxN, 16); k++) {
+    let sum = 0;
+    let m = 0;
+    for (const { n, c } of sizes) {
+      if (n < k) continue;
+      sum += choose(c, k) / choose(n, k);
+      m++;
+    }
+    if (m > 0) out[String(k)] = round6(sum / m)!;
+  }
+  return out;
 }

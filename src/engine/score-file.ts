@@ -2,6 +2,7 @@ import { nullable } from "../advantage/compute.js";
 import { UserError } from "../core/errors.js";
 import { passes } from "../compose/reward.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
+import type { CallUsage } from "../client/types.js";
 import { AgreementBuilder } from "../diagnostics/agreement.js";
 import { SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
@@ -15,6 +16,7 @@ import type { Problem } from "../spec/errors.js";
 import type { ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { AdvantageBatch } from "./advantage-batch.js";
+import { StepAdvantages } from "../process/step-advantages.js";
 import { mapOrdered } from "./ordered.js";
 import { createScorer } from "./scorer.js";
 
@@ -86,6 +88,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const agreement = o.labelField ? new AgreementBuilder(o.labelField, spec.components[labelIdx]!.name) : undefined;
   const summary = new SummaryBuilder(spec);
   const batch = new AdvantageBatch(spec);
+  const steps = StepAdvantages.forSpec(spec); // step_advantages, when the spec has a `process` component
   let malformed = 0;
   // a --map source that no record has is almost always a typo: say so instead of scoring everything unscorable
   const mapped = Object.entries(map);
@@ -121,6 +124,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   }
 
   const spill = new Spill();
+  let judges: Record<string, CallUsage> = {};
   try {
     const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
     try {
@@ -134,6 +138,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           const thresholds = scorer.valuesAt(rollout.step ?? 0)?.thresholds;
           summary.add(results, reward, thresholds);
           batch.add(rollout, results, reward);
+          steps?.add(rollout, results);
           if (agreement) {
             const r = results[labelIdx]!;
             agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx, thresholds), {
@@ -150,11 +155,13 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           out.reward = reward;
           out.components = componentsRecord(spec, results);
           delete out.advantage; // appended in pass two
+          if (steps) for (const f of ["step_advantages", "token_advantages", "token_advantages_error"]) delete out[f]; // likewise
           await spill.write(JSON.stringify(out));
           o.onProgress?.(batch.rewards.length);
         },
       );
       o.onScheduleState?.(scorer.snapshot());
+      judges = scorer.usage();
     } finally {
       await scorer.close();
     }
@@ -164,8 +171,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     const writer = toFile ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") }) : openLineWriter(undefined);
     try {
       let k = 0;
+      steps?.compute(groupArr, adv);
       for await (const { text } of spill.read()) {
-        await writer.write(`${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k++]!))}}`);
+        await writer.write(`${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k]!))}${steps ? steps.jsonSuffix(k) : ""}}`);
+        k++;
       }
       await writer.close();
     } catch (e) {
@@ -188,6 +197,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       elapsedSeconds: (performance.now() - t0) / 1000,
       ...(label ? { label } : {}),
       warnings,
+      judges,
     });
   } finally {
     spill.dispose();

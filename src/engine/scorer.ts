@@ -8,10 +8,12 @@ import { ScheduleRuntime, ScheduleStateError } from "../schedule/runtime.js";
 import type { ResolvedValues, ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
+import type { CallUsage } from "../client/types.js";
 import { BoundedCache } from "../core/cache.js";
 import { VerifierPool } from "./pool.js";
 import type { StepOptions } from "./pool.js";
 import { runInline } from "./inline.js";
+import { getPath } from "../io/fields.js";
 
 /** One rollout's verdicts: component results in spec order, and the aggregated reward. */
 export interface RolloutScore {
@@ -45,6 +47,8 @@ export interface Scorer {
   /** Resumes performance schedules from a snapshot. @throws {ScheduleStateError} for a state of another spec. */
   restore(state: ScheduleState): void;
   stats(): ScorerStats;
+  /** Model-call accounting per component that calls a model (judges, reward models); empty when none does. */
+  usage(): Record<string, CallUsage>;
   close(): Promise<void>;
 }
 
@@ -113,8 +117,12 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     return inst;
   }
 
-  async function one(i: number, input: VerifierInput, base: string | undefined, so?: StepOptions): Promise<ComponentResult> {
+  async function one(i: number, input0: VerifierInput, base0: string | undefined, so?: StepOptions): Promise<ComponentResult> {
     const inst = so ? instance(i, so) : undefined;
+    const path = spec.components[i]!.referencePath;
+    // A component with its own reference path sees that value as its reference; the cache key carries it.
+    const input = path === undefined ? input0 : { ...input0, reference: getPath(input0.rollout, path) };
+    const base = path === undefined || base0 === undefined ? base0 : `${base0}:${path}:${JSON.stringify(input.reference ?? null)}`;
     const key = base === undefined || !cached[i] ? undefined : keyOf(i, base, input.rollout, inst ? `#${inst.id}` : "");
     if (key !== undefined) {
       const hit = cache.get(key);
@@ -122,7 +130,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     }
     const fn = inst ? inst.fn : inline.get(i);
     const c = spec.components[i]!;
-    const r = fn ? await runInline(fn, input, c.timeoutMs, c.definition.selfTimed === true) : await pool!.run(i, input, c.timeoutMs, so);
+    const r = fn ? await runInline(fn, input, c.timeoutMs, c.definition.selfTimed === true, c.definition.abortable === true) : await pool!.run(i, input, c.timeoutMs, so);
     if (key !== undefined && !transient(r)) cache.set(key, r);
     return r;
   }
@@ -166,6 +174,21 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     },
     stats() {
       return { cacheHits: cache.hits, cacheMisses: cache.misses, cacheSize: cache.size };
+    },
+    usage() {
+      const out: Record<string, CallUsage> = {};
+      spec.components.forEach((c, i) => {
+        // the component's instance, plus those made for scheduled options at other steps
+        const fns = [inline.get(i), ...stepped[i]!.values().map((s) => s.fn)].filter((f): f is VerifyFn => typeof f?.usage === "function");
+        if (fns.length === 0) return;
+        const total = fns.map((f) => f.usage!()).reduce((a, b) => {
+          const sum = { ...a };
+          for (const k of Object.keys(b) as (keyof CallUsage)[]) sum[k] = a[k] + b[k];
+          return sum;
+        });
+        out[c.name] = total;
+      });
+      return out;
     },
     async close() {
       await pool?.close();

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { formulaNames, parseFormula } from "../compose/formula.js";
 import { getVerifier } from "../verifiers/registry.js";
 import { SIMILARITY_METRICS, stringCheck, textSimilarity } from "./grader-verifier.js";
+import { modelGraderComponent } from "./model-grader.js";
 
 interface Issue {
   path: PropertyKey[];
@@ -14,8 +15,6 @@ export function isGraderDocument(data: unknown): data is { type: string } & Reco
 }
 
 const NOT_YET: Record<string, string> = {
-  score_model: "model graders need a judge model; use a rewardkit judge component when available",
-  label_model: "model graders need a judge model; use a rewardkit judge component when available",
   python: "Python graders run arbitrary code; port the check to a rewardkit verifier",
 };
 
@@ -33,8 +32,9 @@ function component(g: unknown, name: string, at: PropertyKey[]): { component: Re
   const label = typeof (g as { name?: unknown })?.name === "string" ? ` "${(g as { name: string }).name}"` : "";
   if (typeof type === "string" && type in NOT_YET) return { issues: [{ path: [...at, "type"], message: `${type} grader${label} is not supported yet (${NOT_YET[type]})` }] };
   if (type === "multi") return { issues: [{ path: [...at, "type"], message: "a multi grader cannot contain another multi grader" }] };
+  if (type === "score_model" || type === "label_model") return modelGraderComponent(g, name, at, zodIssues);
   if (type !== "string_check" && type !== "text_similarity") {
-    return { issues: [{ path: [...at, "type"], message: `unknown grader type "${String(type)}"; supported: string_check, text_similarity, multi` }] };
+    return { issues: [{ path: [...at, "type"], message: `unknown grader type "${String(type)}"; supported: string_check, text_similarity, score_model, label_model, multi` }] };
   }
   const r = (type === "string_check" ? stringCheck : textSimilarity).safeParse(g);
   if (!r.success) return { issues: zodIssues(r.error, at) };
@@ -48,12 +48,13 @@ function component(g: unknown, name: string, at: PropertyKey[]): { component: Re
 }
 
 /**
- * Turns an OpenAI grader JSON (`string_check`, `text_similarity`, or `multi` of them with `calculate_output`) into
- * rewardkit spec data:
+ * Turns an OpenAI grader JSON (`string_check`, `text_similarity`, `score_model`, `label_model`, or `multi` of them
+ * with `calculate_output`) into rewardkit spec data:
  * - a single grader → one `openai-grader` component named `grader` (its `pass_threshold` → `passThreshold`);
  * - `multi` → one component per entry of `graders` (the key is the component name and the formula variable) and
  *   `aggregate: {type: formula, formula: <calculate_output>}`.
- * The spec is named after the grader's `name`. `score_model`, `label_model` and `python` → "not supported yet".
+ * - `score_model` / `label_model` → a `judge` component (`model-grader.ts`).
+ * The spec is named after the grader's `name`. `python` → "not supported yet".
  * @returns the spec data, or issues with paths into the grader document.
  */
 export function graderToSpec(g: { type: string } & Record<string, unknown>): { data: Record<string, unknown> } | { issues: Issue[] } {

@@ -160,6 +160,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       passThreshold: c.passThreshold ?? def.defaultPassThreshold ?? 1,
       ...(gate !== undefined ? { gate } : {}),
       timeoutMs: c.timeoutMs ?? def.defaultTimeoutMs,
+      ...(c.reference !== undefined && c.reference !== "reference" ? { referencePath: c.reference } : {}),
       options,
       definition: def,
     });
@@ -197,6 +198,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       passThreshold: c.passThreshold,
       ...(c.gate !== undefined ? { gate: components[c.gate]!.name } : {}),
       timeoutMs: c.timeoutMs,
+      ...(c.referencePath !== undefined ? { reference: c.referencePath } : {}),
       options: c.options,
     })),
     aggregate: agg.plain,

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { basename, extname } from "node:path";
+import { basename, dirname, extname, isAbsolute, resolve } from "node:path";
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import type { Document } from "yaml";
 import { compileSpec } from "./compile.js";
@@ -40,6 +40,16 @@ function strictJson(text: string, file: string): void {
   }
 }
 
+/** Component options naming a file (`templateFile`) are relative to the spec: made absolute here, before validation reads them. */
+function resolveFileOptions(data: unknown, file: string): void {
+  const components = (data as { components?: unknown } | null)?.components;
+  if (!Array.isArray(components)) return;
+  for (const c of components) {
+    const tf = (c as { templateFile?: unknown } | null)?.templateFile;
+    if (typeof tf === "string" && tf !== "" && !isAbsolute(tf)) (c as { templateFile: string }).templateFile = resolve(dirname(file), tf);
+  }
+}
+
 /**
  * Parses and validates a spec from text (YAML 1.2, which includes JSON).
  * @param text the spec source.
@@ -60,6 +70,7 @@ export function parseSpec(text: string, file: string): CompiledSpec {
     );
   }
   const data: unknown = doc.toJS();
+  resolveFileOptions(data, file);
   const result = compileSpec(data, basename(file, extname(file)));
   if ("spec" in result) return result.spec;
   const problems: Problem[] = result.issues.map((i: SpecIssue) => ({ file, ...locate(doc, lc, i.path), path: formatPath(i.path), message: i.message }));

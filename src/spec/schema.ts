@@ -14,10 +14,12 @@ export const componentBase = z.object({
   gate: z.string().min(1).optional(),
   /** Hard deadline per rollout in milliseconds (default: the verifier's own). */
   timeoutMs: z.number().int().positive().max(600_000).optional(),
+  /** Dotted path in the rollout to this component's reference answer (`labels.schema`, `reference.answer`); default `reference`. */
+  reference: z.string().min(1).optional(),
 });
 export const COMPONENT_BASE_KEYS = new Set(Object.keys(componentBase.shape));
 /** Component keys that cannot hold a schedule (`{schedule: ...}`): they are not numbers, or not per-step. */
-export const UNSCHEDULABLE_KEYS = new Set(["name", "type", "gate", "timeoutMs"]);
+export const UNSCHEDULABLE_KEYS = new Set(["name", "type", "gate", "timeoutMs", "reference"]);
 
 /** The `advantage:` block: estimator name, an optional peer preset, plus its options (which override the preset's). */
 export const advantageBlock = z.looseObject({

@@ -12,6 +12,8 @@ export interface CompiledComponent {
   /** Index (into `components`) of the gate component, if any. */
   gate?: number;
   timeoutMs: number;
+  /** Dotted rollout path of this component's reference answer, when not `reference`. */
+  referencePath?: string;
   /** Validated type options, defaults filled in (plain data, sent to workers). */
   options: Record<string, unknown>;
   definition: VerifierDefinition<unknown>;
@@ -49,7 +51,7 @@ export interface CompiledAggregate {
 /** The normalized spec as plain JSON data. */
 export interface PlainSpec {
   name: string;
-  components: Array<{ name: string; type: string; weight: number; passThreshold: number; gate?: string; timeoutMs: number; options: Record<string, unknown> }>;
+  components: Array<{ name: string; type: string; weight: number; passThreshold: number; gate?: string; timeoutMs: number; reference?: string; options: Record<string, unknown> }>;
   /** The aggregator's type, or `{type, ...options}` when it has options. */
   aggregate: string | ({ type: string } & Record<string, unknown>);
   /** Scheduled values by option path (`components.format.weight`) → `{schedule, ...options}`; absent when none. */

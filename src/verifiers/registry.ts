@@ -20,6 +20,13 @@ import { bleuVerifier } from "./text/bleu.js";
 import { rougeVerifiers } from "./text/rouge.js";
 import { iouVerifier } from "./geometry/iou.js";
 import { openaiGraderVerifier } from "../openai/grader-verifier.js";
+import { toolCallVerifier } from "./tools/tool-call.js";
+import { trajectoryVerifier } from "./tools/trajectory.js";
+import { createProcessVerifier } from "./process/index.js";
+import { arithmeticVerifier } from "./process/arithmetic.js";
+import { judgeVerifier } from "./judge/index.js";
+import { rewardModelVerifier } from "./reward-model/index.js";
+import { fieldVerifier } from "./field/index.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -48,6 +55,13 @@ const BUILTIN: VerifierDefinition<never>[] = [
   ...rougeVerifiers,
   iouVerifier,
   openaiGraderVerifier,
+  toolCallVerifier,
+  trajectoryVerifier,
+  createProcessVerifier(getVerifier),
+  arithmeticVerifier,
+  judgeVerifier,
+  rewardModelVerifier,
+  fieldVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();

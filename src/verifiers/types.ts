@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ComponentResult, Rollout } from "../core/types.js";
+import type { CallUsage } from "../client/types.js";
 
 /** What a verifier sees for one rollout. */
 export interface VerifierInput {
@@ -9,10 +10,15 @@ export interface VerifierInput {
   reference: unknown;
   /** The whole rollout (labels, metadata, log-probs, step). */
   rollout: Rollout;
+  /** Aborts when the component's deadline (`timeoutMs`) passes: HTTP verifiers stop their requests and retries. */
+  signal?: AbortSignal;
 }
 
-/** A ready verifier: pure function of one rollout. May be async (sandboxes, HTTP judges). */
-export type VerifyFn = (input: VerifierInput) => ComponentResult | Promise<ComponentResult>;
+/**
+ * A ready verifier: pure function of one rollout. May be async (sandboxes, HTTP judges). A verifier that calls a
+ * model endpoint exposes its client's accounting as `usage()` (reported as `summary.judges.<component>`).
+ */
+export type VerifyFn = ((input: VerifierInput) => ComponentResult | Promise<ComponentResult>) & { usage?: () => CallUsage };
 
 /**
  * A verifier type, registered by its kebab-case name and instantiated from a spec component's options.
@@ -45,6 +51,11 @@ export interface VerifierDefinition<O = unknown> {
    * promise is raced against `timeoutMs` by the engine, so nothing it awaits can hang a run.
    */
   selfTimed?: boolean;
+  /**
+   * An `inline`, not `selfTimed` verifier that stops its own work when `input.signal` aborts (the engine then makes
+   * one per call and aborts it at the component's deadline): HTTP judges and reward models.
+   */
+  abortable?: boolean;
   /** `false` for verifiers whose verdict is not a pure function of their inputs (state, time, remote models): never cached. */
   cacheable?: boolean;
   /** Builds the verify function from validated options. Called once per worker / engine. */

@@ -21,22 +21,50 @@ export interface TopLogprob {
   logprob: number;
 }
 
+/** The probability mass of the value tokens in a top-k list and the expectation of their values. */
+export interface TokenDistribution {
+  /** Σ P(t) v(t) / Σ P(t) over the value tokens found. */
+  expected: number;
+  /** Σ P(t) over the value tokens found (how much of the judge's belief the expectation rests on). */
+  mass: number;
+  /** Probability of each value token found, by its text as the server spelled it. */
+  found: Record<string, number>;
+}
+
 /**
- * Probability share of `numerator` among `denominators` in a top-k list: Σ P(numerator) / Σ P(d ∈ denominators).
+ * Expected value of the next token under the judge's top-k distribution, renormalized over the tokens that stand
+ * for a value: E = Σ P(t) v(t) / Σ P(t), P(t) = exp(logprob), over the entries with `value(t)` defined. This is
+ * G-Eval's probability-weighted score (Liu et al. 2023) when the values are ratings, and the probability of "yes"
+ * when the values are yes → 1, no → 0. Tokens outside the list have no known probability and count 0; entries with
+ * a non-finite log-prob are skipped. Example: [{"7": ln 0.6}, {"8": ln 0.3}, {"The": ln 0.1}] with v = the number →
+ * E = (0.6·7 + 0.3·8)/0.9 = 7.333…, mass 0.9.
+ * @returns undefined when no value token is in the list.
+ */
+export function tokenDistribution(top: readonly TopLogprob[], value: (token: string) => number | undefined): TokenDistribution | undefined {
+  let mass = 0;
+  let sum = 0;
+  const found: Record<string, number> = {};
+  for (const t of top) {
+    if (!Number.isFinite(t.logprob)) continue;
+    const v = value(t.token);
+    if (v === undefined) continue;
+    const p = Math.exp(t.logprob);
+    mass += p;
+    sum += p * v;
+    found[t.token] = (found[t.token] ?? 0) + p;
+  }
+  return mass > 0 ? { expected: sum / mass, mass, found } : undefined;
+}
+
+/**
+ * Probability share of `numerator` among `denominators` in a top-k list: Σ P(numerator) / Σ P(d ∈ denominators),
+ * i.e. {@link tokenDistribution} with value 1 for the numerator and 0 for the other denominators.
  * Tokens outside the list have no known probability and count 0.
  * Example: [{m: ln 0.3}, {M: ln 0.6}, {The: ln 0.1}] → 0.3 / 0.9 = 1/3.
  * @returns the share in [0, 1], or `undefined` when no denominator token is in the list.
  */
 export function tokenShare(top: readonly TopLogprob[], numerator: string, denominators: readonly string[]): number | undefined {
-  let num = 0;
-  let den = 0;
-  for (const t of top) {
-    if (!Number.isFinite(t.logprob)) continue;
-    const p = Math.exp(t.logprob);
-    if (t.token === numerator) num += p;
-    if (denominators.includes(t.token)) den += p;
-  }
-  return den > 0 ? num / den : undefined;
+  return tokenDistribution(top, (t) => (denominators.includes(t) ? (t === numerator ? 1 : 0) : undefined))?.expected;
 }
 
 /**

@@ -10,7 +10,11 @@
  *   difference that simplifies/expands to 0, or a numeric difference at 50 significant digits that is
  *   below 1e-25 relative (and a difference above 1e-12 relative is a definite "not equal");
  * - `isEqual` is `undefined` with free variables: numeric sampling at seeded random points instead;
- * - parse errors compare equal to each other: any `Error` node (invalid expression) is `parse_error`.
+ * - parse errors compare equal to each other: any `Error` node (invalid expression) is `parse_error`;
+ * - the engine keeps state per instance (assignments `x \coloneqq 3`, declarations, assumptions, inferred
+ *   types): an answer that would change it (an `Assign`, `Declare`, `Assume`, … node) is `parse_error`, and
+ *   after every verdict that used the engine its state is rewound to a checkpoint taken when it was built
+ *   ({@link casRewind}), so no rollout can change the verdict of a later one (red-team finding F2).
  */
 import type * as CE from "@cortex-js/compute-engine";
 import type { ComputeEngine, Expression } from "@cortex-js/compute-engine";
@@ -22,6 +26,10 @@ type CeModule = typeof CE;
 let mod: CeModule | undefined;
 let engine: ComputeEngine | undefined;
 let loading: Promise<void> | undefined;
+/** The engine's state right after construction; every verdict that used the engine rewinds to it. */
+let pristine: ReturnType<ComputeEngine["checkpoint"]> | undefined;
+/** Whether the engine was used since the last rewind. */
+let touched = false;
 
 /** Whether the engine is loaded (then CAS comparisons run synchronously). */
 export function casLoaded(): boolean {
@@ -37,6 +45,7 @@ export function loadCas(): Promise<void> {
     mod = m;
     const ce = new m.ComputeEngine();
     ce.precision = 50;
+    pristine = ce.checkpoint("rewardkit-pristine");
     engine = ce;
   });
   return loading;
@@ -44,8 +53,26 @@ export function loadCas(): Promise<void> {
 
 function ce(): ComputeEngine {
   if (!engine) throw new NeedCas();
+  touched = true;
   return engine;
 }
+
+/**
+ * Rewinds the engine to its state right after construction when it was used since the last rewind:
+ * symbols assigned, declared or typed while comparing one answer do not exist for the next one. Called
+ * by the verifier after every verdict (cost ≈ 1 ms, only on the verdicts that reached the CAS).
+ */
+export function casRewind(): void {
+  if (!touched || !engine || !pristine) return;
+  touched = false;
+  engine.restore(pristine);
+}
+
+/**
+ * MathJSON heads that change the engine's state or are not a pure value (assignments, declarations,
+ * assumptions, definitions, randomness, I/O): an answer containing one is `parse_error`.
+ */
+const STATEFUL_HEAD_RE = /\["(?:Assign|Declare|Assume|Forget|Define\w*|Let|Random\w*|Print|Timing|Compile)"/;
 
 /**
  * Inputs the engine could spend unbounded time or memory on (it has no deadline of its own): power
@@ -100,7 +127,8 @@ export const CAS_MAX_DEPTH = 16;
 
 function hasError(e: Expression): boolean {
   if (!e.isValid) return true;
-  return JSON.stringify(e.json).includes('"Error"');
+  const j = JSON.stringify(e.json);
+  return j.includes('"Error"') || STATEFUL_HEAD_RE.test(j);
 }
 
 /**

@@ -38,9 +38,11 @@ describe("extractAnswer", () => {
   it("GSM8K #### marker", () => {
     expect(extractAnswer("3*6=18\n#### 1,000")).toEqual({ answer: "1,000", strategy: "gsm8k" });
   });
-  it("boxed wins over later markers by default; order is configurable", () => {
+  it("the answer stated last wins among boxes and anchors; order is configurable", () => {
     const t = "\\boxed{3}\nAnswer: 4\n#### 5";
-    expect(extractAnswer(t)?.answer).toBe("3");
+    expect(extractAnswer(t)?.answer).toBe("5");
+    expect(extractAnswer(t, ["boxed"])?.answer).toBe("3");
+    expect(extractAnswer("Answer: 4\nso \\boxed{3}")?.answer).toBe("3");
     expect(extractAnswer(t, ["answer-line", "boxed"])?.answer).toBe("4");
     expect(extractAnswer(t, ["gsm8k"])?.answer).toBe("5");
   });
@@ -51,8 +53,10 @@ describe("extractAnswer", () => {
     expect(extractAnswer("\\text{Monday}")?.answer).toBe("\\text{Monday}");
     expect(extractAnswer("4:30 p.m.")?.answer).toBe("4:30 p.m");
     expect(extractAnswer("I am not sure")).toBeNull();
-    expect(extractAnswer("First, 2 + 2 = 4.\nSo 4")).toBeNull();
-    expect(extractAnswer("7".repeat(201))).toBeNull();
+    expect(extractAnswer("First, 2 + 2 = 4.\nSo 4", ["whole", "last-math"])).toBeNull();
+    // a response with no anchor and no math span: its last number
+    expect(extractAnswer("First, 2 + 2 = 4.\nSo 4")).toEqual({ answer: "4", strategy: "last-number" });
+    expect(extractAnswer("7".repeat(201), ["whole"])).toBeNull();
     expect(extractAnswer("42", ["boxed"])).toBeNull();
   });
   it("returns null when nothing is found", () => {

@@ -1,28 +1,37 @@
 /**
  * Final-answer extraction from a model completion (or from a reference that is itself a solution).
  *
- * Strategies, tried in the order the caller gives:
- * - `boxed`: the last `\boxed{...}` / `\fbox{...}` with balanced braces (also `\boxed 5`);
- * - `final-answer`: "final answer is $...$" (also "the answer is ..."), last occurrence;
- * - `answer-line`: a line starting with `Answer:` (markdown bold allowed), last occurrence;
- * - `gsm8k`: the GSM8K marker `#### 42`, last occurrence;
+ * Strategies, tried in the order the caller gives; consecutive *anchored* ones form one group in which
+ * the answer stated last in the text wins:
+ * - `boxed` (anchored): `\boxed{...}` / `\fbox{...}` with balanced braces (also `\boxed 5`);
+ * - `final-answer` (anchored): "the final answer is …", "the answer is …", "the correct answer is …",
+ *   a `Final Answer` heading, and the same in French, Spanish, German, Portuguese, Italian, Chinese
+ *   (`答案是`, `故答案为`, `故选`) and Japanese (see `anchors.ts`);
+ * - `answer-line` (anchored): `Answer:` (markdown bold allowed), `A:` lines (GSM8K), `Réponse :`, `【答案】`, …;
+ * - `gsm8k` (anchored): the GSM8K marker `#### 42`;
  * - `whole`: the whole text, when it is a bare answer — one line of at most {@link WHOLE_MAX_CHARS} characters
- *   and no two words in a row outside `\text{}` (`42`, `$\frac{1}{2}$`, `x = 5`, `\text{Monday}`) — as
- *   Math-Verify reads answers without an anchor; a sentence, a longer or a multi-line text is a response, not an
- *   answer, and yields nothing;
- * - `last-math`: the last math span of the text — `$..$`, `\(..\)` (one line) or `$$..$$`, `\[..\]` — as
- *   Math-Verify reads LaTeX without an anchor (`Therefore $x \geq 5$ is the solution.`);
- * - `last-number`: the last number of the text (`1,234`, `-3.5`, `7/8`); opt-in, not in the defaults.
+ *   and not prose (`42`, `$\frac{1}{2}$`, `x = 5`, `\text{Monday}`) — as Math-Verify reads answers without
+ *   an anchor;
+ * - `last-math`: the last math span of the text — `$..$`, `\(..\)` (one line) or `$$..$$`, `\[..\]`, or a bare
+ *   matrix environment — as Math-Verify reads LaTeX without an anchor;
+ * - `last-number`: the last number of the text (`1,234`, `-3.5`, `7/8`; `2,74` stays one token); tried last,
+ *   so it applies only when there is no anchor and no math span.
+ * The words after an anchor are read by `reading.ts` (`72 clips.` → `72`); money `$` is told apart from
+ * math `$…$` by `prepare.ts`. Every strategy is linear in the text.
  */
+import { anchorHits, type AnchorHit } from "./anchors.js";
+import { prepareText, type DollarMode } from "./prepare.js";
+import { answerFrom, isProse, lastNumber, MAX_CONTENT_CHARS } from "./reading.js";
 
-/** The extraction strategies used by default, in the default order. */
-export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k", "whole", "last-math"] as const;
+
+/** The extraction strategies used by default (`style: auto`), in the default order. */
+export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k", "whole", "last-math", "last-number"] as const;
 
 /** Longest text the `whole` strategy reads as a bare answer. */
 export const WHOLE_MAX_CHARS = 200;
 
-/** Every extraction strategy: the defaults plus `last-number` (opt-in: it reads any trailing number). */
-export const ALL_EXTRACT_STRATEGIES = [...EXTRACT_STRATEGIES, "last-number"] as const;
+/** Every extraction strategy. */
+export const ALL_EXTRACT_STRATEGIES = EXTRACT_STRATEGIES;
 
 /** One extraction strategy name. */
 export type ExtractStrategy = (typeof ALL_EXTRACT_STRATEGIES)[number];
@@ -157,30 +166,9 @@ export function stripDelimiters(s: string): string {
   return t;
 }
 
-/** A leading math span `$..$`, `$$..$$`, `\(..\)`, `\[..\]` of `s`, else the first sentence / line. */
-function leadingSpan(s: string): string {
-  const t = s.trimStart();
-  const pairs: [string, string][] = [
-    ["$$", "$$"],
-    ["$", "$"],
-    ["\\(", "\\)"],
-    ["\\[", "\\]"],
-  ];
-  for (const [o, c] of pairs) {
-    if (t.startsWith(o)) {
-      const end = t.indexOf(c, o.length);
-      if (end > 0) return t.slice(o.length, end);
-    }
-  }
-  const line = t.split("\n")[0] ?? "";
-  // End of sentence: a period followed by whitespace/end that is not a decimal point.
-  const m = /^(.*?)(?:\.(?=\s|$)|$)/.exec(line);
-  return m ? (m[1] ?? line) : line;
-}
-
 /**
- * The content of the last non-empty math span of `text` (`$..$`, `\(..\)` on one line; `$$..$$`, `\[..\]`),
- * or `null`. One left-to-right pass: a span's closer is searched once, and an opener whose closer is
+ * The content of the last non-empty math span of `text` (`$..$`, `\(..\)` on one line; `$$..$$`, `\[..\]`;
+ * a bare `\begin{pmatrix}…\end{pmatrix}` outside any span), or `null`. One left-to-right pass: a span's closer is searched once, and an opener whose closer is
  * missing disables that kind for the rest of the text, so a 1 MB text of unclosed `$$` stays linear.
  */
 export function lastMathSpan(text: string): { inner: string; index: number } | null {
@@ -205,6 +193,16 @@ export function lastMathSpan(text: string): { inner: string; index: number } | n
       if (n === "[" || n === "(") {
         const next = take(i, i + 2, n === "[" ? "\\]" : "\\)", n === "(");
         i = next > 0 ? next - 1 : i + 1;
+      } else if (n === "b" && text.startsWith("\\begin{", i)) {
+        // a matrix written without math delimiters, over several lines
+        const env = /^\\begin\{([pbBvV]?matrix|array)\}/.exec(text.slice(i, i + 20));
+        const closer = env ? `\\end{${env[1] ?? ""}}` : "";
+        const end = env && !dead.has(closer) ? text.indexOf(closer, i) : -1;
+        if (env && end < 0) dead.add(closer);
+        if (end > 0) {
+          last = { inner: text.slice(i, end + closer.length), index: i };
+          i = end + closer.length - 1;
+        } else i++;
       } else i++; // an escaped character (`\$` is a dollar sign)
       continue;
     }
@@ -227,71 +225,94 @@ export function lastMathSpan(text: string): { inner: string; index: number } | n
   return last;
 }
 
+/** The strategies that read an answer at an explicit anchor; consecutive ones form one group. */
+export const ANCHORED_STRATEGIES: ReadonlySet<ExtractStrategy> = new Set(["boxed", "final-answer", "answer-line", "gsm8k"]);
+
+/** At most this many anchors are read from the end of a text (a text of 10 000 empty anchors stays linear). */
+const MAX_ANCHOR_TRIES = 8;
+
 /**
- * The answer of a "final answer is ..." sentence: the sentence itself when it is a bare answer; for a
- * sentence in words (`The largest $n$ is 34.`) the number that ends it, else its last math span.
+ * Where the answer after an anchor starts and ends: the rest of its line; when the line is empty (a
+ * heading `**Final Answer**`, `【答案】` on its own line), the next non-empty line; a display span `$$…$$` /
+ * `\[…\]` or a matrix environment that starts there is read to its end, across lines.
  */
-function sentenceAnswer(sentence: string): string {
-  const t = sentence.trim();
-  if (!PROSE_RE.test(t.replace(TEXT_CMD_RE, " ").replace(/\$[^$]*\$/g, " ").replace(/\\[A-Za-z]+/g, " "))) return t;
-  const span = lastMathSpan(t);
-  const num = lastMatch(NUMBER_RE, t.replace(/\$[^$]*\$/g, (x) => " ".repeat(x.length)));
-  if (num && (!span || num.index > span.index)) return num[0];
-  return span ? span.inner : t;
-}
-
-function lastMatch(re: RegExp, text: string): RegExpExecArray | null {
-  let last: RegExpExecArray | null = null;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    last = m;
-    if (m[0] === "") re.lastIndex++;
+function contentRange(text: string, from: number): [number, number] {
+  let i = from;
+  while (i < text.length && " \t*_:：".includes(text[i] as string)) i++;
+  if (i >= text.length || text[i] === "\n" || text[i] === "\r") {
+    // the next non-empty line (at most 3 line breaks and 400 characters further)
+    let nl = 0;
+    const stop = Math.min(text.length, i + 400);
+    while (i < stop && /\s/.test(text[i] as string)) {
+      if (text[i] === "\n" && ++nl > 3) break;
+      i++;
+    }
+    while (i < text.length && (text[i] === "*" || text[i] === "_" || text[i] === "#")) i++;
   }
-  return last;
+  const limit = Math.min(text.length, i + MAX_CONTENT_CHARS);
+  const closer = text.startsWith("$$", i) ? "$$" : text.startsWith("\\[", i) ? "\\]" : text.startsWith("\\begin{", i) ? "\\end{" : null;
+  if (closer !== null) {
+    const c = text.indexOf(closer, i + 2);
+    if (c > 0 && c < limit) {
+      const close = closer === "\\end{" ? text.indexOf("}", c) + 1 : c + closer.length;
+      const eol = text.indexOf("\n", close);
+      return [i, Math.min(limit, eol < 0 ? text.length : eol)];
+    }
+  }
+  const eol = text.indexOf("\n", i);
+  return [i, Math.min(limit, eol < 0 ? text.length : eol)];
 }
 
-const FINAL_RE = /(?:final answer|the answer)\s*(?:is|:)\s*:?/gi;
-const ANSWER_LINE_RE = /^[ \t>*#_]*answer[ \t*_]*[:：][ \t*_]*(.+)$/gim;
-const GSM8K_RE = /####\s*([^\n]+)/g;
-/** Two words in a row (outside `\text{}` and commands): a sentence, not a bare answer. */
-const PROSE_RE = /[A-Za-z']{2,}[\s,]+[A-Za-z']{2,}/;
-const TEXT_CMD_RE = /\\(?:text|mathrm|textbf|mbox)\{[^{}]*\}/g;
-const NUMBER_RE = /-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?/g;
+/** The answer stated after one anchor, or `null` when its words state none. */
+function readAnchor(text: string, hit: AnchorHit): string | null {
+  const [from, to] = contentRange(text, hit.end);
+  if (from >= to) return null;
+  const inner = lastBoxed(text.slice(from, to));
+  if (inner !== null) return inner;
+  return answerFrom(text, from, to, hit.anchor.strict === true);
+}
 
-function byStrategy(text: string, s: ExtractStrategy, pick: BoxedPick): string | null {
+/**
+ * One group of anchored strategies: the anchor or box stated LAST in the text wins (a stated final
+ * answer beats an earlier value); an anchor whose words state no answer (`the answer is correct`) is
+ * passed over. With `pick: "first"` the first box wins over every anchor.
+ */
+function anchoredGroup(text: string, group: ReadonlySet<ExtractStrategy>, pick: BoxedPick): Extracted | null {
+  const spans = group.has("boxed") ? allBoxed(text) : [];
+  const boxes = spans.map((b) => stripDelimiters(b.inner)).filter((b) => b !== "");
+  const lastBox = [...spans].reverse().find((b) => stripDelimiters(b.inner) !== "");
+  if (pick === "first" && boxes.length > 0) return { answer: boxes[0] as string, strategy: "boxed", boxed: boxes };
+  const hits = anchorHits(text, group);
+  let tries = 0;
+  for (let h = hits.length - 1; h >= 0 && tries < MAX_ANCHOR_TRIES; h--) {
+    const hit = hits[h] as AnchorHit;
+    if (lastBox && lastBox.start >= hit.index) break; // the box is stated after (or inside) this anchor
+    tries++;
+    const raw = readAnchor(text, hit);
+    const answer = raw === null ? "" : stripDelimiters(raw);
+    if (answer !== "") return { answer, strategy: hit.anchor.strategy };
+  }
+  const answer = boxes[boxes.length - 1];
+  return answer === undefined ? null : { answer, strategy: "boxed", boxed: boxes };
+}
+
+function byStrategy(text: string, s: ExtractStrategy): string | null {
   switch (s) {
-    case "boxed":
-      return pick === "first" ? firstBoxed(text) : lastBoxed(text);
-    case "last-number": {
-      const m = lastMatch(NUMBER_RE, text);
-      return m ? m[0] : null;
-    }
-    case "final-answer": {
-      const m = lastMatch(FINAL_RE, text);
-      if (!m) return null;
-      const rest = text.slice(m.index + m[0].length);
-      const inner = lastBoxed(leadingSpan(rest));
-      return inner ?? sentenceAnswer(leadingSpan(rest));
-    }
+    case "last-number":
+      return lastNumber(text);
     case "last-math": {
       const span = lastMathSpan(text);
       return span ? span.inner : null;
     }
-    case "answer-line": {
-      const m = lastMatch(ANSWER_LINE_RE, text);
-      if (!m || m[1] === undefined) return null;
-      return lastBoxed(m[1]) ?? m[1];
-    }
-    case "gsm8k": {
-      const m = lastMatch(GSM8K_RE, text);
-      return m && m[1] !== undefined ? m[1] : null;
-    }
     case "whole": {
       const t = text.trim();
-      // an empty or unreadable \boxed{} is an anchor that failed, not a bare answer
+      // an empty or unreadable \boxed{} is an anchor that failed, not a bare answer;
       // words before a math span (`Answer $ 9 $`, `The sum is $..$`) introduce it: not a bare answer
-      return t.length <= WHOLE_MAX_CHARS && !t.includes("\n") && !/\\(?:boxed|fbox)/.test(t) && !PROSE_RE.test(t.replace(TEXT_CMD_RE, " ").replace(/\\[A-Za-z]+/g, " ")) && !/^[^$\\]*[A-Za-z]{2,}[^$\\]*(?:\$|\\[[(])/.test(t) ? t : null;
+      if (t.length > WHOLE_MAX_CHARS || t.includes("\n") || /\\(?:boxed|fbox)/.test(t)) return null;
+      return !isProse(t) && !/^[^$\\]*[A-Za-z]{2,}[^$\\]*(?:\$|\\[[(])/.test(t) ? t : null;
     }
+    default:
+      return null; // anchored strategies are read by anchoredGroup
   }
 }
 
@@ -309,38 +330,40 @@ export function afterThink(text: string, tag = "think"): string | null {
 }
 
 /**
- * Extracts the final answer from `text`, trying `strategies` in order; the first strategy that
- * yields a non-empty answer wins. Returns `null` when none does (the caller reports `no_answer`).
+ * Extracts the final answer from `text`. The strategies are tried in order; consecutive anchored strategies
+ * (`boxed`, `final-answer`, `answer-line`, `gsm8k`) form one group in which the answer stated last in the
+ * text wins; the first group or strategy that yields a non-empty answer wins. Returns `null` when none
+ * does (the caller reports `no_answer`).
+ *
+ * Before extraction the text is prepared ({@link prepareText}): chat-template tokens and tags become line
+ * breaks, `<answer>…</answer>` an `Answer:` line, and money `$` is told apart from math `$…$` (`dollars`).
  *
  * @param text completion (or reference) text, any length; every strategy is linear in it.
- * @param strategies order of strategies to try (default: the four of {@link EXTRACT_STRATEGIES}).
+ * @param strategies order of strategies to try (default: {@link EXTRACT_STRATEGIES}).
  * @param pick which boxed answer the `boxed` strategy reads (`last`, default, or `first`); the result's
  *   `boxed` lists all of them so that a caller can apply an "all must agree" or "reject" policy.
+ * @param dollars how `$` is read: `auto` (default), `math` or `money`.
  * @example extractAnswer("... #### 1,000", ["boxed", "gsm8k"]) // { answer: "1,000", strategy: "gsm8k" }
+ * @example extractAnswer("She makes 9 * 2 = $18 every day.\nA: 18") // { answer: "18", strategy: "answer-line" }
  */
 export function extractAnswer(
   text: string,
   strategies: readonly ExtractStrategy[] = EXTRACT_STRATEGIES,
   pick: BoxedPick = "last",
+  dollars: DollarMode = "auto",
 ): Extracted | null {
-  for (const s of strategies) {
-    if (s === "boxed") {
-      const spans = allBoxed(text);
-      const all = spans.map((b) => stripDelimiters(b.inner)).filter((b) => b !== "");
-      // A "final answer is $..$" stated after the last box (boxed intermediate results) is the answer.
-      const lastEnd = spans[spans.length - 1]?.end ?? 0;
-      // only the tail after the last box is scanned (usually a few words)
-      const fin = lastEnd > 0 && pick === "last" && strategies.includes("final-answer") ? lastMatch(FINAL_RE, text.slice(lastEnd)) : null;
-      if (fin) {
-        const raw = byStrategy(text.slice(lastEnd), "final-answer", pick);
-        const answer = raw === null ? "" : stripDelimiters(raw);
-        if (answer !== "") return { answer, strategy: "final-answer" };
-      }
-      const answer = pick === "first" ? all[0] : all[all.length - 1];
-      if (answer !== undefined) return { answer, strategy: s, boxed: all };
+  const t = prepareText(text, dollars);
+  for (let k = 0; k < strategies.length; ) {
+    const s = strategies[k] as ExtractStrategy;
+    if (ANCHORED_STRATEGIES.has(s)) {
+      const group = new Set<ExtractStrategy>();
+      while (k < strategies.length && ANCHORED_STRATEGIES.has(strategies[k] as ExtractStrategy)) group.add(strategies[k++] as ExtractStrategy);
+      const ex = anchoredGroup(t, group, pick);
+      if (ex) return ex;
       continue;
     }
-    const raw = byStrategy(text, s, pick);
+    k++;
+    const raw = byStrategy(t, s);
     if (raw === null) continue;
     const answer = stripDelimiters(raw);
     if (answer !== "") return { answer, strategy: s };

@@ -286,10 +286,14 @@ describe("verifyMath: statuses, options, references", () => {
     expect((await verifyMath(box("\\frac{\\cos x}{\\sin x}"), "\\cot x")).details?.method).toBe("sampling");
     expect((await verifyMath(box("\\text{Evelyn}"), "\\text{Evelyn}")).details?.method).toBe("string");
   });
-  it("the extraction order is configurable", async () => {
+  it("the answer stated last wins among anchors; the extraction order and the style are configurable", async () => {
     const text = "\\boxed{3}\n#### 4";
-    expect((await verifyMath(text, "4")).score).toBe(0);
+    expect((await verifyMath(text, "4")).score).toBe(1);
+    expect((await verifyMath(text, "3")).score).toBe(0);
+    expect((await verifyMath(text, "3", { extract: ["boxed"] })).score).toBe(1);
+    expect((await verifyMath(text, "3", { style: "boxed" })).score).toBe(1);
     expect((await verifyMath(text, "4", { extract: ["gsm8k"] })).score).toBe(1);
+    expect(mathVerifier.options.safeParse({ style: "no-such-style" }).success).toBe(false);
   });
   it("unknown option keys are rejected", () => {
     expect(mathVerifier.options.safeParse({ tolerance: 1 }).success).toBe(false);

@@ -10,17 +10,19 @@
 import { ok, unscorable, type ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { BoundedCache } from "./cache.js";
-import { loadCas } from "./cas.js";
+import { casRewind, loadCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
 import { afterThink, allBoxed, extractAnswer, stripDelimiters } from "./extract.js";
 import { splitTop } from "./compare.js";
 import { normalizeAnswer, unitDimension, type Normalized } from "./normalize.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
+import { ANSWER_STYLES } from "./styles.js";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
 
 export { MathOptionsSchema, type MathOptions } from "./options.js";
 export { extractAnswer, lastBoxed, firstBoxed, allBoxed, afterThink, type ExtractStrategy } from "./extract.js";
 export { normalizeAnswer } from "./normalize.js";
+export { ANSWER_STYLES, STYLE_NAMES, type AnswerStyle, type StyleName } from "./styles.js";
 export { loadCas, casLoaded } from "./cas.js";
 
 const DEFAULTS: MathOptions = MathOptionsSchema.parse({});
@@ -187,6 +189,9 @@ function verdictOf(gold: Normalized, pred: Normalized, o: MathOptions): MaybePro
     } catch (err) {
       if (err instanceof NeedCas) return loadCas().then(compute);
       return { outcome: "undecidable", method: "cas" };
+    } finally {
+      // Whatever the engine learned from this pair (symbols, types, assignments) is forgotten.
+      casRewind();
     }
   };
   return compute();
@@ -316,7 +321,8 @@ function verifyOne(completion: string, reference: string | number | bigint, o: M
   let text: string | null = completion;
   if (o.answerAfterThink) text = afterThink(completion, o.thinkTag);
   if (text === null) return unscorable("no_answer", { extracted: null, think: "unclosed" });
-  const ex = extractAnswer(text, o.extract, o.multipleBoxed === "first" ? "first" : "last");
+  const style = ANSWER_STYLES[o.style];
+  const ex = extractAnswer(text, o.extract ?? style.extract, o.multipleBoxed === "first" ? "first" : "last", style.dollars);
   if (ex === null) return unscorable("no_answer", { extracted: null });
   const shown = ex.answer.length > 200 ? `${ex.answer.slice(0, 200)}…` : ex.answer;
   if (ex.answer.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: shown });

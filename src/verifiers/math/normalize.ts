@@ -216,6 +216,9 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/\\lt(?![a-zA-Z])/g, "<").replace(/\\gt(?![a-zA-Z])/g, ">").replace(/\\ne(?![a-zA-Z])/g, "\\neq");
   s = s.replace(/\\(?:le|leqslant)(?![a-zA-Z])/g, "\\leq").replace(/\\(?:ge|geqslant)(?![a-zA-Z])/g, "\\geq");
   s = s.replace(/\\(?:infinity|infin)(?![a-zA-Z])/g, "\\infty");
+  // Definitions are statements of a value: `x \coloneqq 3`, `x := 3`, `x \coloneq 3`, `x ≔ 3` read as `x = 3`
+  // (never as an assignment inside the CAS).
+  s = s.replace(/\\(?:coloneqq|coloneq|Coloneqq|Coloneq|vcentcolon\s*=|mathrel\s*\{\s*:\s*=\s*\}|eqqcolon|eqcolon)(?![a-zA-Z])|:=|\u2254/g, "=");
   // Thousands separators that LaTeX users write explicitly: 1{,}000, 1,\!000, 1\,000.
   s = s.replace(/(\d)\{,\}(?=\d{3}(?!\d))/g, "$1");
   s = s.replace(/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, "$1");

@@ -1,11 +1,15 @@
 import { z } from "zod";
-import { ALL_EXTRACT_STRATEGIES, EXTRACT_STRATEGIES } from "./extract.js";
+import { ALL_EXTRACT_STRATEGIES } from "./extract.js";
+import { STYLE_NAMES } from "./styles.js";
 
 /**
  * Options of the `math` verifier (strict: unknown keys are rejected; every key has a default).
  *
- * - `extract`: extraction strategies tried in order (default `boxed`, `final-answer`, `answer-line`, `gsm8k`, then `last-math` after
- *   `whole` — a bare one-line answer of at most 200 characters; `last-number` is available but not a default).
+ * - `style`: the answer style (`auto` default, `gsm8k`, `latex`, `mcq`, `boxed`; see `styles.ts`): which
+ *   extraction strategies are tried and how `$` is read (money or math).
+ * - `extract`: extraction strategies tried in order, replacing the style's (default: the style's list; for
+ *   `auto`: `boxed`, `final-answer`, `answer-line`, `gsm8k` as one group where the answer stated last
+ *   wins, then `whole` — a bare one-line answer of at most 200 characters —, `last-math`, `last-number`).
  * - `multipleBoxed`: when a completion has several `\boxed{}`: `last` (default: the last one counts, an
  *   earlier boxed intermediate result is common and honest), `first`, `all` (every boxed answer must be
  *   equivalent to the gold; some right and some wrong → score 0, `multiple_answers`), `reject` (boxed
@@ -27,7 +31,8 @@ import { ALL_EXTRACT_STRATEGIES, EXTRACT_STRATEGIES } from "./extract.js";
  * - `cacheSize`: entries kept in the verdict cache (50 000, oldest dropped; 0 disables it).
  */
 export const MathOptionsSchema = z.strictObject({
-  extract: z.array(z.enum(ALL_EXTRACT_STRATEGIES)).min(1).default([...EXTRACT_STRATEGIES]),
+  style: z.enum(STYLE_NAMES).default("auto"),
+  extract: z.array(z.enum(ALL_EXTRACT_STRATEGIES)).min(1).optional(),
   multipleBoxed: z.enum(["last", "first", "all", "reject"]).default("last"),
   answerAfterThink: z.boolean().default(false),
   thinkTag: z.string().regex(/^[A-Za-z][\w-]*$/).default("think"),

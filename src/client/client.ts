@@ -1,0 +1,143 @@
+import { createHash } from "node:crypto";
+import { BoundedCache } from "../core/cache.js";
+import { postOnce } from "./http.js";
+import { AbortedError, Limiter } from "./limiter.js";
+import { backoffDelay, sleep } from "./retry.js";
+import type { BackoffOptions } from "./retry.js";
+import type { CallUsage, ClientOptions, Extracted } from "./types.js";
+
+/** The outcome of {@link ModelClient.call}. `attempts` counts HTTP requests made for it (0 when served from the cache). */
+export type CallResult<T> = { ok: true; value: T; attempts: number; cached: boolean } | { ok: false; error: string; status?: number; attempts: number };
+
+/** Per-call settings. */
+export interface CallOptions<T> {
+  /** Reads the value (and the token usage) out of a parsed response body; an `error` is not retried. */
+  extract: (json: unknown) => Extracted<T>;
+  /** Estimated tokens of the call (prompt + completion budget), for the `tpm` budget. */
+  estimateTokens: number;
+  /** `false`: neither read nor write the cache. A string: mixed into the cache key (e.g. a sample index). */
+  cache?: boolean | string;
+  /** The caller's deadline: aborting stops the wait, the request in flight and any retry. */
+  signal?: AbortSignal;
+}
+
+/**
+ * An HTTP client for one model endpoint (an LLM judge or a reward model): admission control ({@link Limiter}:
+ * concurrency, rpm, tpm, a pause on 429 + `Retry-After`), bounded retries with backoff and jitter (`retry.ts`), a
+ * hard deadline per attempt, a response cache with in-flight de-duplication keyed by (URL, request body — which
+ * holds the model, the rendered prompt and every sampling option — and the caller's salt), and accounting of calls,
+ * retries, cache hits, tokens and cost.
+ *
+ * The API key is held only to build the `Authorization` header; every error text that leaves the client has the key
+ * replaced by `***` (a server that echoes the header cannot leak it into outputs or logs).
+ */
+export class ModelClient {
+  private readonly limiter: Limiter;
+  private readonly cache: BoundedCache<unknown>;
+  private readonly pending = new Map<string, Promise<CallResult<unknown>>>();
+  private readonly headers: Record<string, string>;
+  private readonly backoff: BackoffOptions;
+  private readonly usage: CallUsage = { calls: 0, retries: 0, failures: 0, timeouts: 0, cacheHits: 0, promptTokens: 0, completionTokens: 0, cost: 0 };
+
+  constructor(private readonly o: ClientOptions) {
+    this.limiter = new Limiter({ concurrency: o.concurrency, ...(o.rpm !== undefined ? { rpm: o.rpm } : {}), ...(o.tpm !== undefined ? { tpm: o.tpm } : {}) });
+    this.cache = new BoundedCache<unknown>(o.cacheSize);
+    this.headers = { ...(o.headers ?? {}), ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) };
+    this.backoff = { baseMs: o.backoffMs ?? 500, maxMs: o.maxBackoffMs ?? 30_000 };
+  }
+
+  /** Counters since the client was made (a copy; cost in the `price` currency, rounded to 1e-6). */
+  stats(): CallUsage {
+    return { ...this.usage, cost: Math.round(this.usage.cost * 1e6) / 1e6 };
+  }
+
+  /** Counts a call its owner answered from its own cache (a reward model's per-rollout cache). */
+  countCacheHit(): void {
+    this.usage.cacheHits++;
+  }
+
+  /** Replaces the API key in a text by `***`. */
+  redact(text: string): string {
+    const key = this.o.apiKey;
+    return key && key.length >= 4 ? text.split(key).join("***") : text;
+  }
+
+  /**
+   * POSTs `body` as JSON to `url` and extracts a value from the answer. Never throws.
+   * Identical calls (same URL, body and salt) are made once: a later or concurrent one is a cache hit.
+   */
+  call<T>(url: string, body: Record<string, unknown>, co: CallOptions<T>): Promise<CallResult<T>> {
+    const text = JSON.stringify(body);
+    const useCache = co.cache !== false && this.cache.capacity > 0;
+    if (!useCache) return this.run(url, text, co);
+    const key = createHash("sha256")
+      .update(url)
+      .update("\u0000")
+      .update(text)
+      .update("\u0000")
+      .update(typeof co.cache === "string" ? co.cache : "")
+      .digest("base64");
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      this.usage.cacheHits++;
+      return Promise.resolve({ ok: true, value: hit as T, attempts: 0, cached: true });
+    }
+    const inflight = this.pending.get(key);
+    if (inflight) {
+      this.usage.cacheHits++;
+      return inflight.then((r) => (r.ok ? { ...(r as { ok: true; value: T }), attempts: 0, cached: true } : r));
+    }
+    const p = this.run(url, text, co).then((r) => {
+      this.pending.delete(key);
+      if (r.ok) this.cache.set(key, r.value);
+      return r;
+    });
+    this.pending.set(key, p as Promise<CallResult<unknown>>);
+    return p;
+  }
+
+  private async run<T>(url: string, text: string, co: CallOptions<T>): Promise<CallResult<T>> {
+    let attempts = 0;
+    for (let retry = 0; ; retry++) {
+      let slot;
+      try {
+        slot = await this.limiter.acquire(co.estimateTokens, co.signal);
+      } catch (e) {
+        this.usage.failures++;
+        return { ok: false, error: e instanceof AbortedError ? e.message : String(e), attempts };
+      }
+      attempts++;
+      this.usage.calls++;
+      const a = await postOnce(url, text, this.headers, this.o.requestTimeoutMs, co.signal);
+      if (a.kind === "ok") {
+        const x = co.extract(a.json);
+        const prompt = x.usage?.promptTokens ?? 0;
+        const completion = x.usage?.completionTokens ?? 0;
+        slot.release(x.usage ? prompt + completion : undefined);
+        this.usage.promptTokens += prompt;
+        this.usage.completionTokens += completion;
+        if (this.o.price) this.usage.cost += (prompt * this.o.price.input + completion * this.o.price.output) / 1e6;
+        if ("error" in x) {
+          this.usage.failures++;
+          return { ok: false, error: this.redact(x.error), status: a.status, attempts };
+        }
+        return { ok: true, value: x.value, attempts, cached: false };
+      }
+      slot.release();
+      if (a.timedOut) this.usage.timeouts++;
+      if (a.kind === "fail" || retry >= this.o.maxRetries) {
+        this.usage.failures++;
+        const error = a.kind === "retry" ? `${a.error} (gave up after ${attempts} attempts)` : a.error;
+        return { ok: false, error: this.redact(error), ...(a.status !== undefined ? { status: a.status } : {}), attempts };
+      }
+      if (a.status === 429 && a.retryAfterMs !== undefined) this.limiter.pause(Math.min(a.retryAfterMs, this.backoff.maxMs));
+      this.usage.retries++;
+      try {
+        await sleep(backoffDelay(retry, this.backoff, a.retryAfterMs), co.signal);
+      } catch {
+        this.usage.failures++;
+        return { ok: false, error: `aborted while waiting to retry after: ${this.redact(a.error)}`, attempts };
+      }
+    }
+  }
+}

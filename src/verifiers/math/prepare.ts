@@ -1,0 +1,122 @@
+/**
+ * Text preparation before answer extraction, in one linear pass each:
+ * - chat-template tokens (`<|im_start|>`, `<|im_end|>`, `<|eot_id|>`) and tags (`</think>`, `<eoa>`, `<eoe>`,
+ *   `</s>`) become line breaks, so `<|im_start|>Answer: 5` is an `Answer:` line and `The answer is 72</think>`
+ *   ends at `72`; `<answer>…</answer>` becomes an `Answer:` line;
+ * - dollar signs that are money, not math, are blanked (see {@link maskCurrency}).
+ */
+
+/** How `$` is read: `auto` tells money from math; `math` is always a math delimiter; `money` never is. */
+export type DollarMode = "auto" | "math" | "money";
+
+const TEMPLATE_TOKEN_RE = /<\|[^|<>\n]{1,40}\|>/g;
+const ANSWER_OPEN_RE = /<answer>[ \t]*\n?/gi;
+const ANSWER_CLOSE_RE = /\n?[ \t]*<\/answer>/gi;
+/** A tag: `<think>`, `</think>`, `<eoa>`, `</s>`; not `<<9*2=18>>` (GSM8K calculator notes) nor `a<b>c` in math with spaces. */
+const TAG_RE = /<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/g;
+
+/**
+ * Prepares a completion for extraction (linear in its length).
+ * @param text the completion (or the part of it after `</think>`).
+ * @param dollars how `$` is read (default `auto`).
+ * @returns the text with template tokens and tags turned into line breaks and money `$` blanked; math
+ *   delimiters are kept.
+ * @example prepareText("He pays 3 * $12 = $36.\nA: $36") // "He pays 3 *  12 =  36.\nA:  36"
+ */
+export function prepareText(text: string, dollars: DollarMode = "auto"): string {
+  let t = text;
+  if (t.includes("<")) {
+    t = t.replace(TEMPLATE_TOKEN_RE, "\n").replace(ANSWER_OPEN_RE, "\nAnswer: ").replace(ANSWER_CLOSE_RE, "\n").replace(TAG_RE, "\n");
+  }
+  if (dollars === "math" || !t.includes("$")) return t;
+  return maskCurrency(t, dollars === "money");
+}
+
+const isSpace = (c: string | undefined): boolean => c === " " || c === "\t" || c === "\n" || c === "\r";
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
+
+/** Two words of two or more letters in a row (outside commands): prose, not math. Linear, bounded by `end`. */
+function proseBetween(s: string, start: number, end: number): boolean {
+  let words = 0;
+  let i = start;
+  while (i < end) {
+    const c = s.charCodeAt(i);
+    if (c === 92 /* \\ */) {
+      // a command and its name: not a word
+      i++;
+      while (i < end && /[A-Za-z]/.test(s[i] as string)) i++;
+      words = 0;
+      continue;
+    }
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+      let j = i;
+      while (j < end && /[A-Za-z']/.test(s[j] as string)) j++;
+      if (j - i >= 2) {
+        if (++words >= 2) return true;
+      } else words = 0;
+      i = j;
+      continue;
+    }
+    if (c !== 32 && c !== 44 /* , */) words = 0;
+    i++;
+  }
+  return false;
+}
+
+/**
+ * Blanks the `$` signs of `text` that are money rather than math delimiters (linear; positions kept).
+ *
+ * Inline math `$…$` stays on one line, as in Markdown renderers (pandoc's rule): the closing `$` has a
+ * non-space on its left (unless the opening one has a space on its right: `$ x $`) and no digit right after
+ * it. A pair
+ * that breaks the rule, or whose content is prose (two words in a row, `$18 every day at the market, she
+ * makes $`), is not math: its first `$` is money (`$18`) and the second is tried as an opener. `$$…$$`
+ * and escaped `\$` are left as they are.
+ *
+ * @param allMoney every single `$` is money (`style: gsm8k`).
+ * @example maskCurrency("costs $12, so 3 * $12 = $36") // "costs  12, so 3 *  12 =  36"
+ * @example maskCurrency("so $x = 5$ and $5$ dollars") // unchanged
+ */
+export function maskCurrency(text: string, allMoney = false): string {
+  const out = text.split("");
+  let changed = false;
+  let lineStart = 0;
+  while (lineStart <= text.length) {
+    let lineEnd = text.indexOf("\n", lineStart);
+    if (lineEnd < 0) lineEnd = text.length;
+    // the single `$` of this line (not `\$`, not part of `$$`)
+    const dollars: number[] = [];
+    for (let i = text.indexOf("$", lineStart); i >= 0 && i < lineEnd; i = text.indexOf("$", i + 1)) {
+      if (text[i - 1] === "\\") continue;
+      if (text[i + 1] === "$") {
+        i++;
+        continue;
+      }
+      dollars.push(i);
+    }
+    const blank = (i: number) => {
+      out[i] = " ";
+      changed = true;
+    };
+    let k = 0;
+    while (k < dollars.length) {
+      const p = dollars[k] as number;
+      if (allMoney) {
+        blank(p);
+        k++;
+        continue;
+      }
+      const q = dollars[k + 1];
+      // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted
+      const closes = q !== undefined && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
+      if (closes && q !== undefined && !proseBetween(text, p + 1, q)) {
+        k += 2; // a math span
+        continue;
+      }
+      blank(p);
+      k++;
+    }
+    lineStart = lineEnd + 1;
+  }
+  return changed ? out.join("") : text;
+}
