@@ -39,7 +39,7 @@ export function errorResponse(c: Context, status: Status, code: ErrorCode, messa
  *   client is gone) when the client went away before the body was complete.
  */
 export async function readBody(c: Context, limit: number): Promise<{ text: string } | { response: Response }> {
-  const tooLarge = (): { response: Response } => ({ response: errorResponse(c, 413, "too_large", `request body exceeds ${limit} bytes`, { Connection: "close" }) });
+  const tooLarge = (): { response: Response } => ({ response: errorResponse(c, 413, "too_large", `request body exceeds ${limit} bytes`) });
   const declared = Number(c.req.header("content-length") ?? NaN);
   if (declared > limit) return tooLarge();
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
@@ -59,7 +59,7 @@ export async function readBody(c: Context, limit: number): Promise<{ text: strin
     for await (const chunk of incoming as AsyncIterable<Buffer>) {
       if (size + chunk.length > limit || (whole && size + chunk.length > whole.length)) return tooLarge();
       if (chunked && lease && !lease.grow(chunk.length))
-        return { response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", { "Retry-After": "1", Connection: "close" }) };
+        return { response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", { "Retry-After": "1" }) };
       if (whole) chunk.copy(whole, size);
       else chunks.push(chunk);
       size += chunk.length;

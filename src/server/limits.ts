@@ -88,7 +88,7 @@ export function bodyAdmission(budget: BodyBudget, maxBodyBytes: number): Middlew
   return async (c, next) => {
     if (c.req.method !== "POST") return next();
     const declared = Number(c.req.header("content-length") ?? 0);
-    if (declared > maxBodyBytes) return errorResponse(c, 413, "too_large", `request body exceeds ${maxBodyBytes} bytes`, { Connection: "close" });
+    if (declared > maxBodyBytes) return errorResponse(c, 413, "too_large", `request body exceeds ${maxBodyBytes} bytes`);
     const lease = budget.admit(Number.isFinite(declared) && declared > 0 ? declared : 0);
     if ("refused" in lease) return errorResponse(c, 429, "overloaded", `server busy: ${lease.refused}; retry after 1 s`, { "Retry-After": "1" });
     c.set(LEASE as never, lease as never);
