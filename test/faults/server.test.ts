@@ -15,6 +15,7 @@ import { loadSpec } from "../../src/spec/load.js";
 import { ROOT, tmp } from "../helpers.js";
 
 const J = { "content-type": "application/json" };
+const hasPython = spawnSync("python3", ["--version"]).status === 0;
 const GOOD = JSON.stringify({ rollouts: [{ id: "a", group: "g", completion: "\\boxed{42}", reference: "42" }, { id: "b", group: "g", completion: "\\boxed{41}", reference: "42" }] });
 const spec = () => loadSpec(join(ROOT, "examples/math.yaml"));
 
@@ -174,6 +175,32 @@ describe("body admission before the body is read", () => {
       expect(await rawStatus(srv.port, head(2_000_000))).toBe(413);
     } finally {
       first.destroy();
+      await srv.shutdown();
+    }
+  });
+
+  // Python's http.client (requests, the rewardkit client) writes the whole body before it reads: a server that
+  // closes the connection on its early 413 leaves it with a broken pipe instead of the answer
+  it.skipIf(!hasPython)("a body far over the limit gets its 413 read by a client that sends the whole body first", async () => {
+    const srv = await startServer(spec(), { port: 0, concurrency: 1, maxBodyBytes: 1_000_000 });
+    try {
+      const py = [
+        "import http.client, sys",
+        "h = http.client.HTTPConnection('127.0.0.1', int(sys.argv[1]), timeout=30)",
+        "try:",
+        "    h.request('POST', '/v1/score', body=b' ' * 20_000_000, headers={'Content-Type': 'application/json'})",
+        "    print(h.getresponse().status)",
+        "except Exception as e:",
+        "    print(type(e).__name__)",
+      ].join("\n");
+      const out = await new Promise<string>((resolve) => {
+        const child = spawn("python3", ["-c", py, String(srv.port)], { stdio: ["ignore", "pipe", "inherit"] });
+        let o = "";
+        child.stdout.on("data", (d: Buffer) => (o += d.toString()));
+        child.on("close", () => resolve(o.trim()));
+      });
+      expect(out).toBe("413");
+    } finally {
       await srv.shutdown();
     }
   });
