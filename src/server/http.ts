@@ -55,19 +55,36 @@ export async function readBody(c: Context, limit: number): Promise<{ text: strin
   const whole = chunked ? undefined : Buffer.allocUnsafe(declared);
   let chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of incoming as AsyncIterable<Buffer>) {
-      if (size + chunk.length > limit || (whole && size + chunk.length > whole.length)) return tooLarge();
-      if (chunked && lease && !lease.grow(chunk.length))
-        return { response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", { "Retry-After": "1" }) };
+  // 'data' events rather than an async iterator: stopping early must not destroy the request (that would reset the
+  // connection under a client that has just read its 413 / 429); the rest of the body is discarded by Node
+  const stop = await new Promise<"end" | "gone" | "large" | "busy">((resolve) => {
+    const done = (why: "end" | "gone" | "large" | "busy"): void => {
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onGone);
+      incoming.off("close", onClose);
+      if (why === "large" || why === "busy") incoming.resume();
+      resolve(why);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (size + chunk.length > limit || (whole && size + chunk.length > whole.length)) return done("large");
+      if (chunked && lease && !lease.grow(chunk.length)) return done("busy");
       if (whole) chunk.copy(whole, size);
       else chunks.push(chunk);
       size += chunk.length;
-    }
-  } catch (e) {
-    if (incoming.destroyed || (e as NodeJS.ErrnoException).code === "ECONNRESET") return gone();
-    throw e;
-  }
+    };
+    const onEnd = (): void => done("end");
+    const onGone = (): void => done("gone");
+    const onClose = (): void => done(incoming.complete ? "end" : "gone");
+    incoming.on("data", onData);
+    incoming.once("end", onEnd);
+    incoming.once("error", onGone);
+    incoming.once("close", onClose);
+    if (incoming.readableEnded) done("end");
+  });
+  if (stop === "large") return tooLarge();
+  if (stop === "busy") return { response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", { "Retry-After": "1" }) };
+  if (stop === "gone") return gone();
   if (!incoming.complete) return gone();
   if (whole) return { text: whole.toString("utf8", 0, size) };
   const joined = Buffer.concat(chunks, size);
