@@ -57,7 +57,7 @@ export function registerScore(program: Command): void {
       let summary: Summary;
       try {
         summary = await whileInterruptible(
-          async () => {
+          async (finished) => {
             const s = await scoreFile(spec, {
               ...(scheduleState ? { scheduleState } : {}),
               input,
@@ -78,6 +78,7 @@ export function registerScore(program: Command): void {
             if (s.count === 0 && s.malformed > 0) throw new UserError(`${input}: no rollout could be scored: all ${s.malformed} lines were malformed (see above)`);
             if (o.summary) writeFileSync(outputs.reserve(o.summary), JSON.stringify(s, null, 2) + "\n");
             outputs.commit();
+            finished();
             return s;
           },
           () => {
