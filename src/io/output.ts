@@ -53,18 +53,24 @@ export function openLineWriter(path: string | undefined, opts: LineWriterOptions
     } else stream = f;
   }
   // an error of the file (ENOSPC, EACCES) fails the next write or the close instead of being an uncaught event
+  // (also on stdout: a reader that went away, `| head`, is an EPIPE emitted after a write that returned true; the
+  // next write throws it and the CLI ends quietly)
   let failure: Error | undefined;
-  if (!toStdout)
-    stream.on("error", (e) => {
-      failure ??= e;
-    });
+  const onError = (e: Error): void => {
+    failure ??= e;
+  };
+  stream.on("error", onError);
   return {
     async write(line) {
       if (failure) throw failure;
       if (!stream.write(line + "\n")) await once(stream, "drain");
     },
     async close() {
-      if (toStdout) return;
+      if (toStdout) {
+        stream.off("error", onError);
+        if (failure) throw failure;
+        return;
+      }
       if (failure) throw failure;
       const closed = once(file!, "close");
       stream.end();
@@ -72,7 +78,10 @@ export function openLineWriter(path: string | undefined, opts: LineWriterOptions
       if (failure) throw failure;
     },
     destroy() {
-      if (toStdout) return;
+      if (toStdout) {
+        stream.off("error", onError);
+        return;
+      }
       if (stream !== file) stream.destroy();
       file!.destroy();
     },
