@@ -67,7 +67,7 @@ export function openLineWriter(path: string | undefined, opts: LineWriterOptions
     },
     async close() {
       if (toStdout) {
-        stream.off("error", onError);
+        // the listener stays: an EPIPE of the last write may still be on its way
         if (failure) throw failure;
         return;
       }
@@ -78,10 +78,7 @@ export function openLineWriter(path: string | undefined, opts: LineWriterOptions
       if (failure) throw failure;
     },
     destroy() {
-      if (toStdout) {
-        stream.off("error", onError);
-        return;
-      }
+      if (toStdout) return;
       if (stream !== file) stream.destroy();
       file!.destroy();
     },
