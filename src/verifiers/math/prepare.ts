@@ -78,8 +78,7 @@ function proseBetween(s: string, start: number, end: number): boolean {
  * @example maskCurrency("so $x = 5$ and $5$ dollars") // unchanged
  */
 export function maskCurrency(text: string, allMoney = false): string {
-  const out = text.split("");
-  let changed = false;
+  const blanks: number[] = [];
   let lineStart = 0;
   while (lineStart <= text.length) {
     let lineEnd = text.indexOf("\n", lineStart);
@@ -94,10 +93,7 @@ export function maskCurrency(text: string, allMoney = false): string {
       }
       dollars.push(i);
     }
-    const blank = (i: number) => {
-      out[i] = " ";
-      changed = true;
-    };
+    const blank = (i: number) => blanks.push(i);
     let k = 0;
     while (k < dollars.length) {
       const p = dollars[k] as number;
@@ -118,5 +114,13 @@ export function maskCurrency(text: string, allMoney = false): string {
     }
     lineStart = lineEnd + 1;
   }
-  return changed ? out.join("") : text;
+  if (blanks.length === 0) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const b of blanks) {
+    parts.push(text.slice(from, b), " ");
+    from = b + 1;
+  }
+  parts.push(text.slice(from));
+  return parts.join("");
 }

@@ -77,7 +77,7 @@ function tokenize(s: string, from: number, to: number): Token[] {
       const nl = dbl ? -1 : s.indexOf("\n", i + 1);
       if (close > 0 && close < to && (nl < 0 || nl > close)) {
         const end = close + (dbl ? 2 : 1);
-        push("math", i, end);
+        if (s.slice(i + (dbl ? 2 : 1), close).trim() !== "") push("math", i, end); // an empty span is nothing
         i = end;
         continue;
       }
@@ -254,7 +254,8 @@ export function answerFrom(s: string, from: number, to: number, strict = false):
   if (first.kind === "math" || first.kind === "conj") {
     const r = runs(toks.slice(toks.indexOf(first)), false)[0];
     if (!r) return null;
-    const a = trimRun(s.slice(r.start, r.end));
+    // `x` between numbers is a times sign (`4/20 x 100`); after the last number it multiplies nothing
+    const a = trimRun(s.slice(r.start, r.end).replace(/(\d)\s+x\s+(?=\d)/g, "$1*").replace(/(\d)\s+x$/, "$1"));
     return a === "" ? null : a;
   }
   if (strict) return null;
