@@ -308,7 +308,8 @@ function byStrategy(text: string, s: ExtractStrategy): string | null {
       const t = text.trim();
       // an empty or unreadable \boxed{} is an anchor that failed, not a bare answer;
       // words before a math span (`Answer $ 9 $`, `The sum is $..$`) introduce it: not a bare answer
-      if (t.length > WHOLE_MAX_CHARS || t.includes("\n") || /\\(?:boxed|fbox)/.test(t)) return null;
+      // an anchor without an answer (`Answer:`, `####`, `【答案】`) is not a bare answer either
+      if (t.length > WHOLE_MAX_CHARS || t.includes("\n") || /\\(?:boxed|fbox)|answer\s*[:：]|####|答案/i.test(t)) return null;
       return !isProse(t) && !/^[^$\\]*[A-Za-z]{2,}[^$\\]*(?:\$|\\[[(])/.test(t) ? t : null;
     }
     default:

@@ -39,18 +39,19 @@ const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" 
 function proseBetween(s: string, start: number, end: number): boolean {
   let words = 0;
   let i = start;
+  const letter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
   while (i < end) {
     const c = s.charCodeAt(i);
     if (c === 92 /* \\ */) {
       // a command and its name: not a word
       i++;
-      while (i < end && /[A-Za-z]/.test(s[i] as string)) i++;
+      while (i < end && letter(s.charCodeAt(i))) i++;
       words = 0;
       continue;
     }
-    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+    if (letter(c)) {
       let j = i;
-      while (j < end && /[A-Za-z']/.test(s[j] as string)) j++;
+      while (j < end && (letter(s.charCodeAt(j)) || s.charCodeAt(j) === 39)) j++;
       if (j - i >= 2) {
         if (++words >= 2) return true;
       } else words = 0;
@@ -78,49 +79,43 @@ function proseBetween(s: string, start: number, end: number): boolean {
  * @example maskCurrency("so $x = 5$ and $5$ dollars") // unchanged
  */
 export function maskCurrency(text: string, allMoney = false): string {
-  const blanks: number[] = [];
-  let lineStart = 0;
-  while (lineStart <= text.length) {
-    let lineEnd = text.indexOf("\n", lineStart);
-    if (lineEnd < 0) lineEnd = text.length;
-    // the single `$` of this line (not `\$`, not part of `$$`)
-    const dollars: number[] = [];
-    for (let i = text.indexOf("$", lineStart); i >= 0 && i < lineEnd; i = text.indexOf("$", i + 1)) {
-      if (text[i - 1] === "\\") continue;
-      if (text[i + 1] === "$") {
-        i++;
-        continue;
-      }
-      dollars.push(i);
+  // the single `$` of the text (not `\$`, not part of `$$`), found once, left to right
+  const dollars: number[] = [];
+  for (let i = text.indexOf("$"); i >= 0; i = text.indexOf("$", i + 1)) {
+    if (text[i - 1] === "\\") continue;
+    if (text[i + 1] === "$") {
+      i++;
+      continue;
     }
-    const blank = (i: number) => blanks.push(i);
-    let k = 0;
-    while (k < dollars.length) {
-      const p = dollars[k] as number;
-      if (allMoney) {
-        blank(p);
-        k++;
-        continue;
-      }
-      const q = dollars[k + 1];
-      // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted
-      const closes = q !== undefined && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
-      if (closes && q !== undefined && !proseBetween(text, p + 1, q)) {
-        k += 2; // a math span
-        continue;
-      }
-      blank(p);
+    dollars.push(i);
+  }
+  if (dollars.length === 0) return text;
+  const blank: number[] = [];
+  let lineEnd = -1;
+  for (let k = 0; k < dollars.length; ) {
+    const p = dollars[k] as number;
+    if (allMoney) {
+      blank.push(p);
       k++;
+      continue;
     }
-    lineStart = lineEnd + 1;
+    if (p > lineEnd) {
+      lineEnd = text.indexOf("\n", p);
+      if (lineEnd < 0) lineEnd = text.length;
+    }
+    const q = dollars[k + 1];
+    // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted; one line only
+    const closes = q !== undefined && q < lineEnd && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
+    if (closes && q !== undefined && !proseBetween(text, p + 1, q)) {
+      k += 2; // a math span
+      continue;
+    }
+    blank.push(p);
+    k++;
   }
-  if (blanks.length === 0) return text;
-  const parts: string[] = [];
-  let from = 0;
-  for (const b of blanks) {
-    parts.push(text.slice(from, b), " ");
-    from = b + 1;
-  }
-  parts.push(text.slice(from));
-  return parts.join("");
+  if (blank.length === 0) return text;
+  // one copy of the text as UTF-16 code units, blanked in place (positions are kept)
+  const units = Buffer.from(text, "utf16le");
+  for (const p of blank) units.writeUInt16LE(32, p * 2);
+  return units.toString("utf16le");
 }

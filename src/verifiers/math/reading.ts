@@ -293,15 +293,31 @@ export function isProse(s: string): boolean {
   return false;
 }
 
-const NUMBER_RE = /-?(?:\d+(?:[.,]\d+)*|\.\d+)(?:\s*\/\s*\d+(?:\.\d+)?)?/g;
+const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
 
 /**
  * The last number of `text` (`1,234`, `-3.5`, `7/8`), read as one token: `2,74` is `2,74` (a decimal comma
- * or a list, never `74`). Linear. `null` when there is none.
+ * or a list, never `74`). Scans back from the end of the text: linear, and usually short. `null` when
+ * there is none.
  */
 export function lastNumber(text: string): string | null {
-  let last: string | null = null;
-  NUMBER_RE.lastIndex = 0;
-  for (let m = NUMBER_RE.exec(text); m !== null; m = NUMBER_RE.exec(text)) last = m[0];
-  return last;
+  let end = text.length - 1;
+  while (end >= 0 && !isDigitCode(text.charCodeAt(end))) end--;
+  if (end < 0) return null;
+  // digits, with `.` or `,` between two digits
+  let start = end;
+  while (start > 0) {
+    const c = text.charCodeAt(start - 1);
+    if (isDigitCode(c)) start--;
+    else if ((c === 46 || c === 44) && start >= 2 && isDigitCode(text.charCodeAt(start - 2))) start--;
+    else if (c === 46 && !isDigitCode(text.charCodeAt(start - 2))) {
+      start--; // `.5`
+      break;
+    } else break;
+  }
+  // a fraction `7/8` (the numerator before a slash)
+  const frac = /(\d+(?:[.,]\d+)*)\s{0,3}\/\s{0,3}$/.exec(text.slice(Math.max(0, start - 40), start));
+  if (frac && frac[1] !== undefined) start -= frac[0].length;
+  if (text[start - 1] === "-") start--;
+  return text.slice(start, end + 1);
 }
