@@ -75,6 +75,23 @@ function probe(key: string): string {
   return best;
 }
 
+const PROBES = new Map<string, string>();
+
+/**
+ * Whether `lower` contains `key`, found from the occurrences of the key's rarest character: a one-character
+ * search is fast on any text, where a search for `answer` in `aaaa…` or `a:` in `a a a …` is not.
+ */
+function hasKey(lower: string, key: string): boolean {
+  let p = PROBES.get(key);
+  if (p === undefined) {
+    p = probe(key);
+    PROBES.set(key, p);
+  }
+  const off = key.indexOf(p);
+  for (let i = lower.indexOf(p, off); i >= 0; i = lower.indexOf(p, i + 1)) if (lower.startsWith(key, i - off)) return true;
+  return false;
+}
+
 /** One anchor found in a text: where it starts and where its answer starts. */
 export interface AnchorHit {
   index: number;
@@ -94,8 +111,7 @@ export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy
     if (!strategies.has(a.strategy)) continue;
     lower ??= text.toLowerCase();
     const l = lower;
-    // a key's rarest character first: a one-character search is fast on any text (`aaaa…` for `answer`)
-    if (!a.keys.some((k) => l.includes(probe(k)) && l.includes(k))) continue;
+    if (!a.keys.some((k) => hasKey(l, k))) continue;
     const last: AnchorHit[] = []; // the last `keep` hits of this pattern
     a.re.lastIndex = 0;
     for (let m = a.re.exec(text); m !== null; m = a.re.exec(text)) {

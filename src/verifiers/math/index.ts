@@ -20,7 +20,7 @@ import { ANSWER_STYLES } from "./styles.js";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
 
 export { MathOptionsSchema, type MathOptions } from "./options.js";
-export { extractAnswer, lastBoxed, firstBoxed, allBoxed, afterThink, type ExtractStrategy } from "./extract.js";
+export { extractAnswer, lastBoxed, firstBoxed, allBoxed, afterThink, EXTRACT_STRATEGIES, type ExtractStrategy } from "./extract.js";
 export { normalizeAnswer } from "./normalize.js";
 export { ANSWER_STYLES, STYLE_NAMES, type AnswerStyle, type StyleName } from "./styles.js";
 export { loadCas, casLoaded } from "./cas.js";

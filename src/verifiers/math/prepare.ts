@@ -64,14 +64,21 @@ function proseBetween(s: string, start: number, end: number): boolean {
   return false;
 }
 
+/** Whether `s[start, end)` ends with `+ - * / =` (spaces aside): a calculation cut by a money sign. */
+function endsWithOperator(s: string, start: number, end: number): boolean {
+  let i = end - 1;
+  while (i >= start && isSpace(s[i])) i--;
+  return i >= start && "+-*/=".includes(s[i] as string);
+}
+
 /**
  * Blanks the `$` signs of `text` that are money rather than math delimiters (linear; positions kept).
  *
  * Inline math `$…$` stays on one line, as in Markdown renderers (pandoc's rule): the closing `$` has a
  * non-space on its left (unless the opening one has a space on its right: `$ x $`) and no digit right after
  * it. A pair
- * that breaks the rule, or whose content is prose (two words in a row, `$18 every day at the market, she
- * makes $`), is not math: its first `$` is money (`$18`) and the second is tried as an opener. `$$…$$`
+ * that breaks the rule, whose content is prose (two words in a row, `$18 every day at the market, she
+ * makes $`) or ends with an operator (`$28+$4`, `$1800/12=$150`), is not math: its first `$` is money (`$18`) and the second is tried as an opener. `$$…$$`
  * and escaped `\$` are left as they are.
  *
  * @param allMoney every single `$` is money (`style: gsm8k`).
@@ -106,7 +113,8 @@ export function maskCurrency(text: string, allMoney = false): string {
     const q = dollars[k + 1];
     // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted; one line only
     const closes = q !== undefined && q < lineEnd && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
-    if (closes && q !== undefined && !proseBetween(text, p + 1, q)) {
+    // …and math does not end with a binary operator: `$28+$4`, `$1800/12=$150` are amounts
+    if (closes && q !== undefined && !proseBetween(text, p + 1, q) && !endsWithOperator(text, p + 1, q)) {
       k += 2; // a math span
       continue;
     }

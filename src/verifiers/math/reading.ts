@@ -36,20 +36,23 @@ const CJK_RE = /[\u3040-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF\uF900-\uFA
 const OPERATOR_CHARS = new Set("+-*/^=<>()[]{}|!_':%&\u2212\u00d7\u00f7\u00b7\u2264\u2265\u2260\u00b1\u221a\u03c0\u221e\u00b0\u2248");
 const IGNORED = new Set('"\u201c\u201d\u00ab\u00bb`');
 
-/** Index after the balanced `{…}` group at `i` (or `i` when there is none), bounded by `end`. */
-function skipGroup(s: string, i: number, end: number): number {
-  if (s[i] !== "{") return i;
-  let depth = 0;
-  for (let j = i; j < end; j++) {
-    const c = s[j];
-    if (c === "\\") {
-      j++;
-      continue;
+/**
+ * The matching `}` of every `{` of `s[from, to)` (escaped braces skipped), in one pass with a stack;
+ * `-1` for a brace that never closes. Makes reading a group O(1) however many unclosed groups there are.
+ */
+function braceMatches(s: string, from: number, to: number): Int32Array {
+  const close = new Int32Array(to - from).fill(-1);
+  const stack: number[] = [];
+  for (let j = from; j < to; j++) {
+    const c = s.charCodeAt(j);
+    if (c === 92 /* \\ */) j++;
+    else if (c === 123) stack.push(j);
+    else if (c === 125) {
+      const o = stack.pop();
+      if (o !== undefined) close[o - from] = j;
     }
-    if (c === "{") depth++;
-    else if (c === "}" && --depth === 0) return j + 1;
   }
-  return i + 1; // unclosed: the brace alone
+  return close;
 }
 
 /**
@@ -59,6 +62,14 @@ function skipGroup(s: string, i: number, end: number): number {
 function tokenize(s: string, from: number, to: number): Token[] {
   const out: Token[] = [];
   let i = from;
+  let braces: Int32Array | undefined;
+  // index after the balanced `{…}` group at `j` (or `j` when there is none; an unclosed brace alone)
+  const skipGroup = (j: number): number => {
+    if (s[j] !== "{") return j;
+    braces ??= braceMatches(s, from, to);
+    const c = braces[j - from] ?? -1;
+    return c < 0 ? j + 1 : c + 1;
+  };
   const push = (kind: Kind, start: number, end: number) => out.push({ kind, start, end });
   while (i < to) {
     const c = s[i] as string;
@@ -105,7 +116,7 @@ function tokenize(s: string, from: number, to: number): Token[] {
           const close = s.indexOf("]", j);
           if (close > 0 && close < to) j = close + 1;
         }
-        const k = skipGroup(s, j, to);
+        const k = skipGroup(j);
         if (k === j) break;
         j = k;
       }
