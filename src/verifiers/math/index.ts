@@ -74,6 +74,12 @@ function goldText(reference: string | number | bigint): string | null {
   const boxes = distinctInner(t);
   // Several different boxes in a reference (`\boxed{1}` and `\boxed{-2}`) are its list of answers.
   if (boxes.length > 0) return boxes.join(", ");
+  // A reference whose last box is never closed (a truncated or malformed gold): the rest of it is the box.
+  const open = /\\boxed\s*\{/.exec(t.slice(t.lastIndexOf("\\boxed")));
+  if (open) {
+    const rest = stripDelimiters(t.slice(t.lastIndexOf("\\boxed") + open[0].length));
+    if (rest !== "") return rest;
+  }
   const gsm = /####\s*([^\n]+)\s*$/.exec(t);
   if (gsm?.[1] !== undefined) return stripDelimiters(gsm[1]);
   // A reference that is a whole solution in words: its final answer, as for a completion.

@@ -286,13 +286,16 @@ export function answerFrom(s: string, from: number, to: number, strict = false):
 }
 
 /**
- * Whether `s` reads as prose rather than a bare answer: two words in a row (`I am not sure`), or CJK text
- * of two or more characters. Linear.
+ * Whether `s` reads as prose rather than a bare answer: two words in a row (`I am not sure`), a label
+ * (`Total: 5`), or CJK text of two or more characters. Linear.
  */
 export function isProse(s: string): boolean {
   const toks = tokenize(s, 0, s.length);
   let prev: Kind | undefined;
-  for (const t of toks) {
+  for (const [k, t] of toks.entries()) {
+    // a label (`Soucis : 2,74`, `Total: 5`): a word of two letters or more before a colon
+    const next = toks[k + 1];
+    if (t.kind === "word" && t.end - t.start >= 2 && next && s[next.start] === ":" && !CJK_RE.test(s[t.start] as string)) return true;
     if (t.kind === "word") {
       if (CJK_RE.test(s[t.start] as string) && t.end - t.start >= 2) return true;
       if (prev === "word" && t.end - t.start >= 2) return true;
