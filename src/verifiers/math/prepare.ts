@@ -9,11 +9,11 @@
 /** How `$` is read: `auto` tells money from math; `math` is always a math delimiter; `money` never is. */
 export type DollarMode = "auto" | "math" | "money";
 
-const TEMPLATE_TOKEN_RE = /<\|[^|<>\n]{1,40}\|>/g;
-const ANSWER_OPEN_RE = /<answer>[ \t]*\n?/gi;
-const ANSWER_CLOSE_RE = /\n?[ \t]*<\/answer>/gi;
-/** A tag: `<think>`, `</think>`, `<eoa>`, `</s>`; not `<<9*2=18>>` (GSM8K calculator notes) nor `a<b>c` in math with spaces. */
-const TAG_RE = /<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/g;
+/**
+ * In one pass: a template token `<|im_start|>`; `<answer>` (with the blanks after it) and `</answer>` (with the
+ * blanks before it); a tag `<think>`, `</think>`, `<eoa>`, `</s>` — not `<<9*2=18>>` (GSM8K calculator notes).
+ */
+const MARKUP_RE = /<\|[^|<>\n]{1,40}\|>|<answer>[ \t]{0,8}\n?|\n?[ \t]{0,8}<\/answer>|<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/gi;
 
 /**
  * Prepares a completion for extraction (linear in its length).
@@ -25,9 +25,7 @@ const TAG_RE = /<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/g;
  */
 export function prepareText(text: string, dollars: DollarMode = "auto"): string {
   let t = text;
-  if (t.includes("<")) {
-    t = t.replace(TEMPLATE_TOKEN_RE, "\n").replace(ANSWER_OPEN_RE, "\nAnswer: ").replace(ANSWER_CLOSE_RE, "\n").replace(TAG_RE, "\n");
-  }
+  if (t.includes("<")) t = t.replace(MARKUP_RE, (m: string) => (/^<answer>/i.test(m) ? "\nAnswer: " : "\n"));
   if (dollars === "math" || !t.includes("$")) return t;
   return maskCurrency(t, dollars === "money");
 }
