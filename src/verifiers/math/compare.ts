@@ -263,8 +263,11 @@ function stripPercent(s: string): { s: string; pct: boolean } {
 }
 
 const BALANCED_RE = /[{}()[\]]/g;
-/** Two binary operators in a row, or one at either end (`3 + * 4`, `+ * /`, `2 +`): not an expression. */
-const BROKEN_RE = /[+*/^=]\s*[+*/^=]|^\s*[*/^=]|[+\-*/^=]\s*$/;
+/**
+ * Two binary operators in a row, or one that starts the answer (`3 + * 4`, `+ * /`, `* 2`): not an expression.
+ * (A trailing operator is left alone: a unit dropped by normalization leaves `3.033/` of `3.033 \mathrm{km}/\mathrm{hr}`.)
+ */
+const BROKEN_RE = /[+*/^=]\s*[+*/^=]|^\s*[*/^=]/;
 /**
  * Balanced brackets and no broken operators, so that string equality of two malformed answers is not
  * taken as a match (an answer that is neither a number, a parsable expression nor a word never scores 1).
