@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { verifyMath, type MathOptions } from "../src/verifiers/math/index.js";
+import { mathVerifier, verifyMath, type MathOptions } from "../src/verifiers/math/index.js";
 import { cli, tmp } from "./helpers.js";
 
 // Every kind of answer that real models write (issue: "Math rewards that are right on real model outputs"),
@@ -83,8 +83,8 @@ describe("math answers in the forms real models write (default style auto)", () 
     else expect(r.score, JSON.stringify(r)).not.toBe(1);
   });
 
-  it("a 1 MB text of any shape is read without a quadratic path (`The answer is aaaa…`, `A: $$$$…`, `\\frac{` runs)", async () => {
-    const mb = 1 << 20;
+  it("a long text of any shape is read without a quadratic path (`The answer is aaaa…`, `A: $$$$…`, `\\frac{` runs)", async () => {
+    const mb = 1 << 18; // 256 kB each here; `npm run stress:math` times 1 MB shapes
     for (const head of ["The answer is ", "Final Answer:\n", "A: ", "【答案】"])
       for (const unit of ["a", "$", "\\frac{", "ab'"]) {
         const r = await verifyMath(head + unit.repeat(Math.ceil(mb / unit.length)), "42");
@@ -118,13 +118,13 @@ describe("answer styles (presets)", () => {
     else expect(r.score, JSON.stringify(r)).not.toBe(1);
   });
 
-  it("`rewardkit check` accepts every style and rejects an unknown one, naming the field", () => {
+  it("every style is a valid option and an unknown one is rejected, also by `rewardkit check`, naming the field", () => {
+    for (const style of ["auto", "gsm8k", "latex", "mcq", "boxed"]) expect(mathVerifier.options.safeParse({ style }).success, style).toBe(true);
+    expect(mathVerifier.options.safeParse({ style: "latex-strict" }).success).toBe(false);
     const dir = tmp();
-    for (const style of ["auto", "gsm8k", "latex", "mcq", "boxed"]) {
-      const f = join(dir, `${style}.yaml`);
-      writeFileSync(f, `name: s\ncomponents:\n  - name: accuracy\n    type: math\n    style: ${style}\n`);
-      expect(cli(["check", f]).code, style).toBe(0);
-    }
+    const good = join(dir, "good.yaml");
+    writeFileSync(good, "name: s\ncomponents:\n  - name: accuracy\n    type: math\n    style: gsm8k\n");
+    expect(cli(["check", good]).code).toBe(0);
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, "name: s\ncomponents:\n  - name: accuracy\n    type: math\n    style: latex-strict\n");
     const r = cli(["check", bad]);

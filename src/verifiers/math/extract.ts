@@ -158,8 +158,9 @@ export function stripDelimiters(s: string): string {
     const before = t;
     t = t.replace(/^\*+|\*+$/g, "").trim();
     if (!/(?:^|[^.])\.\.\.$/.test(t)) t = t.replace(/[.;,:]+$/, "").trim(); // an ellipsis is kept
-    if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4) t = t.slice(2, -2).trim();
-    else if (t.startsWith("$") && t.endsWith("$") && t.length >= 2) t = t.slice(1, -1).trim();
+    // one span only: `$5$ or $6$` keeps its delimiters (normalization drops them all)
+    if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4 && !t.slice(2, -2).includes("$")) t = t.slice(2, -2).trim();
+    else if (t.startsWith("$") && t.endsWith("$") && t.length >= 2 && !t.slice(1, -1).includes("$")) t = t.slice(1, -1).trim();
     else if (/^\\[([]/.test(t) && /\\[)\]]$/.test(t)) t = t.slice(2, -2).trim();
     if (t === before) break;
   }
