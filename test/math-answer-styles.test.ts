@@ -37,6 +37,8 @@ const KINDS: Case[] = [
   ["Chinese", "一共有 4 + 5 = 9 本书，所以答案是 8 本。", "9", 0],
   ["Chinese", "由题意得 $a=3$，故答案为：$\\sqrt{3}$", "\\sqrt{3}", 1],
   ["Chinese: full-width punctuation", "综上所述，故选 C。", "C", 1],
+  ["Chinese: 答： line", "3+2=5（个）\n答：小明一共有5个苹果。", "5", 1],
+  ["Chinese: 答： line", "3+2=5（个）\n答：小明一共有6个苹果。", "5", 0],
   ["Chinese prose is not an answer", "这道题目可能有误，无法从给定的选项中选择正确答案。", "A", 0],
   ["French", "Il reste 45 - 18 = 27 bonbons, donc la réponse est 27.", "27", 1],
   ["French", "Elle paie 12 € par mois.\nRéponse : 144", "144", 1],

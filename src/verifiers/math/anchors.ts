@@ -53,6 +53,7 @@ export const ANCHORS: readonly Anchor[] = [
     re: new RegExp(`^[ \\t>*#_]{0,8}(?:réponse(?:${SP}finale)?|respuesta(?:${SP}final)?|antwort|resposta(?:${SP}final)?|risposta(?:${SP}finale)?|ответ)[ \\t*_]{0,4}[:：]`, "gim"),
   },
   { name: "【答案】 / 答案： (zh), 答え： (ja)", keys: ["答案", "答え"], strategy: "answer-line", re: /(?:【答案】|\[答案\]|答案[ \t]{0,4}[:：]|答え[ \t]{0,4}[:：])[ \t]{0,4}[:：]?/g },
+  { name: "答： (zh, a line: the written answer of a word problem)", keys: ["答"], strategy: "answer-line", re: /^[ \t]{0,8}答[ \t]{0,4}[:：]/gm },
   { name: "A: (a GSM8K answer line)", keys: ["a:", "a :", "a  :", "a\t:", "a："], strategy: "answer-line", re: /^[ \t>*_]{0,8}A[ \t]{0,3}[:：]/gm, strict: true },
   { name: "#### (GSM8K)", keys: ["####"], strategy: "gsm8k", re: /(?<!#)####(?!#)/g },
 ];
