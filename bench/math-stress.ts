@@ -5,11 +5,17 @@
  *
  * Flags: `--n 10000` (inputs), `--seed 1`, `--deadline 2000` (ms), `--threads 2`, `--inline` (no pool:
  * in-process timing of everything except the `spin` kind, to hunt slow paths).
+ *
+ * First, the linear-time check of extraction: every 1 MB shape of `math-shapes.ts` is scored in this thread,
+ * three interleaved rounds, and the median ms per MB of each is printed with the slowest shape, next to a
+ * baseline measured in the same rounds (one `toLowerCase` copy of the text, the least any reader of the
+ * text costs); a shape whose answer is at the end must still score 1 (goal: under 50 ms per MB).
  */
 import { availableParallelism } from "node:os";
 import type { VerifierPool as Pool } from "../src/engine/pool.js";
 import type { ComponentResult } from "../src/core/types.js";
 import { stressCases, type StressCase } from "./math-stress-gen.js";
+import { megabyteShapes } from "./math-shapes.js";
 
 function flag(name: string, dflt: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,7 +35,42 @@ interface Row {
   r: ComponentResult;
 }
 
+/** Median ms/MB of every 1 MB shape (three interleaved rounds); returns false when a right answer is lost. */
+async function shapes(): Promise<boolean> {
+  const { verifyMath, loadCas } = await import("../src/verifiers/math/index.js");
+  await loadCas();
+  await verifyMath("\\boxed{\\sqrt{2}+\\frac{1}{3}}", "\\frac{1}{3}+\\sqrt{2}"); // JIT and CAS warm-up
+  const all = megabyteShapes();
+  const times = new Map<string, number[]>();
+  const base: number[] = [];
+  let lost = 0;
+  for (let round = 0; round < 3; round++) {
+    for (const s of all) {
+      const mb = s.text.length / (1 << 20);
+      let t = performance.now();
+      void s.text.toLowerCase();
+      base.push((performance.now() - t) / mb);
+      t = performance.now();
+      const r = await verifyMath(s.text, "42", { cacheSize: 0 });
+      const ms = (performance.now() - t) / mb;
+      times.set(s.name, [...(times.get(s.name) ?? []), ms]);
+      if (round === 0 && s.right && r.score !== 1) {
+        lost++;
+        console.log(`LOST ${s.name}: ${JSON.stringify(r).slice(0, 160)}`);
+      }
+    }
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const rows = [...times].map(([name, xs]) => ({ name, ms: med(xs) })).sort((a, b) => b.ms - a.ms);
+  const mean = rows.reduce((a, r) => a + r.ms, 0) / rows.length;
+  console.log(`1 MB shapes (${rows.length}, in-process, median of 3 interleaved rounds), ms per MB — slowest five:`);
+  for (const r of rows.slice(0, 5)) console.log(`  ${r.ms.toFixed(1).padStart(7)}  ${r.name}`);
+  console.log(`slowest shape: ${rows[0]?.name} ${rows[0]?.ms.toFixed(1)} ms/MB; mean ${mean.toFixed(1)} ms/MB; baseline (toLowerCase copy) ${med(base).toFixed(1)} ms/MB; goal < 50 ms/MB`);
+  return lost === 0;
+}
+
 async function main(): Promise<void> {
+  const shapesOk = await shapes();
   const cases = stressCases(n, seed).filter((c) => !inline || c.kind !== "spin");
   const rows: Row[] = [];
   let t0 = performance.now();
@@ -77,7 +118,7 @@ async function main(): Promise<void> {
   console.log(`latency p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${(ms[ms.length - 1] ?? 0).toFixed(1)} ms; wall ${wall.toFixed(1)} s`);
   for (const x of bad.slice(0, 20)) console.log(`FAIL ${x.c.name}: ${x.ms.toFixed(1)} ms ${JSON.stringify(x.r).slice(0, 200)}`);
   console.log(`${rows.length} inputs, ${bad.length} failures: ${bad.length === 0 ? "PASS" : "FAIL"}`);
-  process.exitCode = bad.length === 0 && rows.length === cases.length ? 0 : 1;
+  process.exitCode = bad.length === 0 && rows.length === cases.length && shapesOk ? 0 : 1;
 }
 
 await main();

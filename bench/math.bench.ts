@@ -9,14 +9,20 @@
  *   and with N threads; each pool is started and its workers warmed (CAS loaded) before timing.
  * Before the one-core runs of a data set, the process is warmed up (JIT, compute-engine definitions) on
  * the other data set and the verdict cache is emptied. Latency is per sample (for the pool: submit → result, including the thread hop), p50 / p99.
- * Also printed: a baseline (compute-engine `parse` + `isEqual` on the boxed answers, no normalization)
- * and Math-Verify's one-core figure from issue 3 (601 samples/s on the bundled rollouts).
+ * Also printed, measured in the same run on the bundled rollouts (one core, cold cache, median of 3
+ * interleaved runs): the ratio against a plain last-boxed string check (the cheapest reward function) and
+ * compute-engine `parse` + `isEqual`; Math-Verify on the same pairs when `MATH_VERIFY_PYTHONPATH` names
+ * folders where `math_verify` and `latex2sympy2_extended` import (`bench/math-verify-peer.py`); the rate and
+ * agreement of every answer style (`style: auto | gsm8k | latex | mcq | boxed`).
  */
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ComputeEngine } from "@cortex-js/compute-engine";
 import type { VerifierPool as Pool } from "../src/engine/pool.js";
-import { clearMathCache, lastBoxed, loadCas, verifyMath } from "../src/verifiers/math/index.js";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { STYLE_NAMES, clearMathCache, lastBoxed, loadCas, verifyMath } from "../src/verifiers/math/index.js";
 
 interface Sample {
   completion: string;
@@ -122,16 +128,71 @@ async function main(): Promise<void> {
     }
   }
   const base = datasets[0]?.rows ?? [];
+  // Baselines measured in this run, interleaved with rewardkit's one-core cold runs (median of 3 each):
+  // a plain last-boxed string check (the least a reward function does), and compute-engine parse + isEqual.
+  const lastBoxedCheck = (rows: Sample[]) => {
+    const t0 = performance.now();
+    let agree = 0;
+    for (const r of rows) if (((lastBoxed(r.completion) ?? "").trim() === String(r.reference).trim()) === r.label) agree++;
+    return { rate: Math.round((rows.length / (performance.now() - t0)) * 1000), agree };
+  };
   const ce = new ComputeEngine();
-  const t0 = performance.now();
-  for (const r of base) void ce.parse(r.reference).isEqual(ce.parse(lastBoxed(r.completion) ?? ""));
-  const baseRate = Math.round((base.length / (performance.now() - t0)) * 1000);
+  const ceCheck = (rows: Sample[]) => {
+    const t0 = performance.now();
+    for (const r of rows) void ce.parse(r.reference).isEqual(ce.parse(lastBoxed(r.completion) ?? ""));
+    return Math.round((rows.length / (performance.now() - t0)) * 1000);
+  };
+  const rk: number[] = [];
+  const lb: { rate: number; agree: number }[] = [];
+  const ceRates: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    lb.push(lastBoxedCheck(base));
+    clearMathCache();
+    rk.push((await inProcess(base, {})).rate);
+    ceRates.push(ceCheck(base));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const rkRate = median(rk);
+  const lbRate = median(lb.map((x) => x.rate));
+  // Every answer style, one core, cold cache (median of 3).
+  const styles: string[] = [];
+  for (const style of STYLE_NAMES) {
+    const rates: number[] = [];
+    let agree = 0;
+    for (let k = 0; k < 3; k++) {
+      clearMathCache();
+      const r = await inProcess(base, { style });
+      rates.push(r.rate);
+      agree = r.agree;
+    }
+    styles.push(`| ${style} | ${median(rates)} | ${agree}/${base.length} |`);
+  }
+  // Math-Verify on the same pairs, in this run, when it can be imported (MATH_VERIFY_PYTHONPATH).
+  let peer = "Math-Verify: not run (set MATH_VERIFY_PYTHONPATH to folders where `math_verify` and `latex2sympy2_extended` import; see docs/math.md §7)";
+  const mvPath = process.env.MATH_VERIFY_PYTHONPATH;
+  if (mvPath) {
+    const dir = mkdtempSync(join(tmpdir(), "rk-mv-"));
+    const pairs = join(dir, "pairs.jsonl");
+    writeFileSync(pairs, base.map((r) => JSON.stringify({ completion: r.completion, reference: r.reference, label: r.label })).join("\n") + "\n");
+    const run = spawnSync("python3", ["bench/math-verify-peer.py", pairs], { encoding: "utf8", env: { ...process.env, PYTHONPATH: mvPath } });
+    const line = run.stdout.trim().split("\n").pop() ?? "";
+    try {
+      const mv = JSON.parse(line) as { rate: number; agree: number; n: number };
+      peer = `Math-Verify (same pairs, same run, one core, warm process, cold caches): ${mv.rate}/s, agreement ${mv.agree}/${mv.n}; rewardkit one core cold ${rkRate}/s = ${(rkRate / mv.rate).toFixed(1)}× Math-Verify`;
+    } catch {
+      peer = `Math-Verify: failed (${(run.stderr || line).trim().split("\n").pop() ?? "no output"})`;
+    }
+  }
 
   console.log(`math verifier benchmark — node ${process.version}, ${n} CPU(s); CAS load ${loadMs.toFixed(0)} ms once per process (not in the rates)`);
   console.log("agreement: with the peer label on the bundled rollouts; judged equal to `answer` on MATH-500\n");
   console.log("| data | run | cache | samples/s | p50 ms | p99 ms | agreement |\n|---|---|---|---:|---:|---:|---:|");
   for (const l of table) console.log(l);
-  console.log(`\nreferences on the bundled rollouts, one core: compute-engine parse+isEqual ${baseRate}/s; Math-Verify 601/s (issue 3)`);
+  console.log(`\nbundled rollouts, one core, cold cache, median of 3 interleaved runs:`);
+  console.log(`  rewardkit (style auto) ${rkRate}/s; baseline: plain last-boxed string check ${lbRate}/s (agreement ${lb[0]?.agree ?? 0}/${base.length}) → rewardkit costs ${(lbRate / rkRate).toFixed(1)}× the baseline; compute-engine parse+isEqual ${median(ceRates)}/s`);
+  console.log(`  ${peer}`);
+  console.log("\nevery answer style, bundled rollouts, one core, cold cache (median of 3):\n| style | samples/s | agreement |\n|---|---:|---:|");
+  for (const l of styles) console.log(l);
 }
 
 await main();

@@ -15,9 +15,11 @@ export interface Anchor {
   re: RegExp;
   /** The answer must start right after the anchor (`A: 18`, not `A: Janet sells 9 eggs`). */
   strict?: boolean;
+  /** Lowercase literals of which every match contains one: a text without any of them is not scanned. */
+  keys: readonly string[];
 }
 
-const NL = "(?<![\\p{L}])"; // no letter before (a word start)
+const NL = "(?<![A-Za-z\\u00C0-\\u024F\\u0370-\\u03FF\\u0400-\\u04FF])"; // no letter before (a word start); no `u` flag: faster
 const SP = "[ \\t]{1,4}";
 
 /**
@@ -26,34 +28,70 @@ const SP = "[ \\t]{1,4}";
  */
 export const ANCHORS: readonly Anchor[] = [
   {
-    name: "the answer is / final answer: (en)",
+    name: "the answer is / final answer: (en)", keys: ["answer", "option", "choice"],
     strategy: "final-answer",
     re: new RegExp(
       `${NL}(?:(?:the${SP})?(?:final|correct|right|exact)${SP}answer|the${SP}answer|(?:the${SP})?(?:correct|right|best)${SP}(?:option|choice))(?:${SP}(?:to|for)${SP}(?:the|this)${SP}(?:question|problem))?` +
-        `[ \\t]{0,4}(?:(?:is|would${SP}be|should${SP}be|will${SP}be)(?![\\p{L}'’])|[=:：](?!=))[ \\t]{0,4}[:：]?`,
-      "giu",
+        `[ \\t]{0,4}(?:(?:is|would${SP}be|should${SP}be|will${SP}be)(?![A-Za-z\\u00C0-\\u024F'’])|[=:：](?!=))[ \\t]{0,4}[:：]?`,
+      "gi",
     ),
   },
-  { name: "Final Answer (a heading)", strategy: "final-answer", re: new RegExp(`${NL}final${SP}answer(?=[ \\t*_#]{0,8}\\n)`, "giu") },
+  { name: "Final Answer (a heading)", keys: ["answer"], strategy: "final-answer", re: new RegExp(`${NL}final${SP}answer(?=[ \\t*_#]{0,8}\\n)`, "gi") },
   {
-    name: "la réponse est / la respuesta es / die Antwort ist / a resposta é / la risposta è",
+    name: "la réponse est / la respuesta es / die Antwort ist / a resposta é / la risposta è", keys: ["réponse", "respuesta", "antwort", "resposta", "risposta"],
     strategy: "final-answer",
     re: new RegExp(
-      `${NL}(?:la${SP}(?:bonne${SP})?réponse(?:${SP}finale)?${SP}est|la${SP}respuesta(?:${SP}(?:final|correcta))?${SP}es|die${SP}(?:endgültige${SP}|richtige${SP})?antwort${SP}(?:ist|lautet)|a${SP}resposta(?:${SP}(?:final|correta))?${SP}é|la${SP}risposta(?:${SP}(?:finale|corretta))?${SP}è)(?![\\p{L}])[ \\t]{0,4}[:：]?`,
-      "giu",
+      `${NL}(?:la${SP}(?:bonne${SP})?réponse(?:${SP}finale)?${SP}est|la${SP}respuesta(?:${SP}(?:final|correcta))?${SP}es|die${SP}(?:endgültige${SP}|richtige${SP})?antwort${SP}(?:ist|lautet)|a${SP}resposta(?:${SP}(?:final|correta))?${SP}é|la${SP}risposta(?:${SP}(?:finale|corretta))?${SP}è)(?![A-Za-z\\u00C0-\\u024F])[ \\t]{0,4}[:：]?`,
+      "gi",
     ),
   },
-  { name: "答案是 / 答案为 / 故选 (zh), 答えは (ja)", strategy: "final-answer", re: /(?:(?:最终|最后的|正确的?)?答案(?:应该|应|應)?(?:是|为|為)|故选|应选|答案选|答えは)[ \t]{0,4}[:：]?/gu },
-  { name: "Answer: / Final answer: (a line or a label)", strategy: "answer-line", re: new RegExp(`${NL}(?:final${SP})?(?:answer|ans)[ \\t*_]{0,4}[:：]`, "giu") },
+  { name: "答案是 / 答案为 / 故选 (zh), 答えは (ja)", keys: ["答案", "故选", "应选", "答え"], strategy: "final-answer", re: /(?:(?:最终|最后的|正确的?)?答案(?:应该|应|應)?(?:是|为|為)|故选|应选|答案选|答えは)[ \t]{0,4}[:：]?/g },
+  { name: "Answer: (a line)", keys: ["answer", "ans"], strategy: "answer-line", re: /^[ \t>*#_]{0,8}(?:final[ \t]{1,4})?(?:answer|ans)[ \t*_]{0,4}[:：]/gim },
   {
-    name: "Réponse : / Respuesta: / Antwort: / Resposta: / Risposta: / Ответ:",
+    name: "Réponse : / Respuesta: / Antwort: / Resposta: / Risposta: / Ответ: (a line)", keys: ["réponse", "respuesta", "antwort", "resposta", "risposta", "ответ"],
     strategy: "answer-line",
-    re: new RegExp(`${NL}(?:réponse(?:${SP}finale)?|respuesta(?:${SP}final)?|antwort|resposta(?:${SP}final)?|risposta(?:${SP}finale)?|ответ)[ \\t*_]{0,4}[:：]`, "giu"),
+    re: new RegExp(`^[ \\t>*#_]{0,8}(?:réponse(?:${SP}finale)?|respuesta(?:${SP}final)?|antwort|resposta(?:${SP}final)?|risposta(?:${SP}finale)?|ответ)[ \\t*_]{0,4}[:：]`, "gim"),
   },
-  { name: "【答案】 / 答案： (zh), 答え： (ja)", strategy: "answer-line", re: /(?:【答案】|\[答案\]|答案[ \t]{0,4}[:：]|答え[ \t]{0,4}[:：])[ \t]{0,4}[:：]?/gu },
-  { name: "A: (a GSM8K answer line)", strategy: "answer-line", re: /^[ \t>*_]{0,8}A[ \t]{0,3}[:：]/gmu, strict: true },
-  { name: "#### (GSM8K)", strategy: "gsm8k", re: /(?<!#)####(?!#)/g },
+  { name: "【答案】 / 答案： (zh), 答え： (ja)", keys: ["答案", "答え"], strategy: "answer-line", re: /(?:【答案】|\[答案\]|答案[ \t]{0,4}[:：]|答え[ \t]{0,4}[:：])[ \t]{0,4}[:：]?/g },
+  { name: "答： (zh, a line: the written answer of a word problem)", keys: ["答"], strategy: "answer-line", re: /^[ \t]{0,8}答[ \t]{0,4}[:：]/gm },
+  { name: "A: (a GSM8K answer line)", keys: ["a:", "a :", "a  :", "a\t:", "a："], strategy: "answer-line", re: /^[ \t>*_]{0,8}A[ \t]{0,3}[:：]/gm, strict: true },
+  { name: "#### (GSM8K)", keys: ["####"], strategy: "gsm8k", re: /(?<!#)####(?!#)/g },
 ];
+
+/** Letters from the most to the least frequent in English; characters not listed are rarer still. */
+const FREQUENT = "etaoinshrdlcumwfgypbvkjxqz ";
+
+/** The character of `key` that is rarest in text (its one-character search rules most texts out). */
+function probe(key: string): string {
+  let best = key[0] ?? "";
+  let rank = -2;
+  for (const c of key) {
+    const r = FREQUENT.indexOf(c);
+    const score = r < 0 ? 100 : FREQUENT.length - 1 - r === 0 ? -1 : r;
+    if (score > rank) {
+      rank = score;
+      best = c;
+    }
+  }
+  return best;
+}
+
+const PROBES = new Map<string, string>();
+
+/**
+ * Whether `lower` contains `key`, found from the occurrences of the key's rarest character: a one-character
+ * search is fast on any text, where a search for `answer` in `aaaa…` or `a:` in `a a a …` is not.
+ */
+function hasKey(lower: string, key: string): boolean {
+  let p = PROBES.get(key);
+  if (p === undefined) {
+    p = probe(key);
+    PROBES.set(key, p);
+  }
+  const off = key.indexOf(p);
+  for (let i = lower.indexOf(p, off); i >= 0; i = lower.indexOf(p, i + 1)) if (lower.startsWith(key, i - off)) return true;
+  return false;
+}
 
 /** One anchor found in a text: where it starts and where its answer starts. */
 export interface AnchorHit {
@@ -63,18 +101,26 @@ export interface AnchorHit {
 }
 
 /**
- * Every anchor of the given strategies in `text`, ordered by position (the last one is the final statement).
- * Linear: each pattern is scanned once; overlapping hits of one pattern are not reported.
+ * The last `keep` hits of every anchor pattern of the given strategies in `text`, ordered by position (the
+ * last one is the final statement). Linear: a pattern is scanned once, and only when the text contains
+ * one of its keywords; overlapping hits of one pattern are not reported.
  */
-export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy>): AnchorHit[] {
+export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy>, keep = 8): AnchorHit[] {
   const hits: AnchorHit[] = [];
+  let lower: string | undefined;
   for (const a of ANCHORS) {
     if (!strategies.has(a.strategy)) continue;
+    lower ??= text.toLowerCase();
+    const l = lower;
+    if (!a.keys.some((k) => hasKey(l, k))) continue;
+    const last: AnchorHit[] = []; // the last `keep` hits of this pattern
     a.re.lastIndex = 0;
     for (let m = a.re.exec(text); m !== null; m = a.re.exec(text)) {
-      hits.push({ index: m.index, end: m.index + m[0].length, anchor: a });
+      if (last.length === keep) last.shift();
+      last.push({ index: m.index, end: m.index + m[0].length, anchor: a });
       if (m[0] === "") a.re.lastIndex++;
     }
+    hits.push(...last);
   }
   hits.sort((x, y) => x.index - y.index || y.end - x.end);
   return hits;

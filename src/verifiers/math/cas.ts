@@ -28,6 +28,8 @@ let engine: ComputeEngine | undefined;
 let loading: Promise<void> | undefined;
 /** The engine's state right after construction; every verdict that used the engine rewinds to it. */
 let pristine: ReturnType<ComputeEngine["checkpoint"]> | undefined;
+/** Lowercase Greek letters (except `\pi`), declared as numbers in the pristine engine. */
+const GREEK = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"];
 /** Whether the engine was used since the last rewind. */
 let touched = false;
 
@@ -45,6 +47,9 @@ export function loadCas(): Promise<void> {
     mod = m;
     const ce = new m.ComputeEngine();
     ce.precision = 50;
+    // Greek letters are numbers: `\omega(v+1/2)` is a product, as in physics answers, on every fresh engine
+    // (the engine would otherwise infer a function from the first use, and a later `\omega^2` would not parse).
+    for (const g of GREEK) ce.declare(g, "number");
     pristine = ce.checkpoint("rewardkit-pristine");
     engine = ce;
   });

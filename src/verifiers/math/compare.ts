@@ -11,6 +11,7 @@
  * list applies to all (`n=2,3,4`).
  */
 import { casCompare, casCompareEquations } from "./cas.js";
+import { absoluteInequality, assignmentTuples, matrixArithmetic } from "./shapes.js";
 import { fastEval, ratEq, ratToNumber, rat, type FastResult, type Rational } from "./fast.js";
 import type { CompareSettings, Outcome, Verdict } from "./verdict.js";
 
@@ -126,7 +127,8 @@ function listItems(s: string): string[] {
 
 /**
  * `NAME = value` where NAME is a name rather than an expression: letters, subscripts, `\frac` of names,
- * ratios `V_1:V_2`, tuples of names `(p,q)`, no operator and no digit outside subscripts (`AB = 4`,
+ * ratios `V_1:V_2`, tuples of names `(p,q)`, a length `|AB|`, a function's value `f(x)`, no operator and no
+ * digit outside subscripts and arguments (`AB = 4`, `|CD| = 4`, `g(x) = 3`,
  * `\frac{NO}{BO} = \frac{1}{\sqrt6}`, `(p,q) = (3,2)`; not `2x + z = 1`, `a^2 + b = 0`). Only the
  * last `=` counts. Returns `[_, name, value]` like {@link ASSIGN_RE}, or `null`.
  */
@@ -136,9 +138,11 @@ function nameAssignment(s: string): [string, string, string] | null {
   const name = (parts[0] ?? "").trim();
   const value = (parts[1] ?? "").trim();
   if (name === "" || value === "" || name.length > 40) return null;
-  const bare = name.replace(/_\{?\w+\}?/g, "").replace(/\\frac|\\overline|\\angle|[{}]/g, "");
+  // `|AB|` (a length) and `f(x)` / `g(2)` (a function's value) name a value too
+  const fn = /^[a-zA-Z](?:_\{?\w+\}?)?'*\([a-zA-Z0-9\s,]+\)$/.test(name);
+  const bare = fn ? "f" : name.replace(/^\|(.+)\|$/, "$1").replace(/_\{?\w+\}?/g, "").replace(/\\frac|\\overline|\\angle|[{}]/g, "");
   if (!/^[a-zA-Z:()\s,]+$/.test(bare) || !/[a-zA-Z]/.test(bare)) return null;
-  if (/\(/.test(bare) && !/^\([a-zA-Z\s,]+\)$/.test(bare)) return null; // f(x) = ... is an equation of functions
+  if (/\(/.test(bare) && !/^\([a-zA-Z\s,]+\)$/.test(bare)) return null; // `f(x)+g(x) = …` is an equation
   return [s, name, value];
 }
 
@@ -259,8 +263,17 @@ function stripPercent(s: string): { s: string; pct: boolean } {
 }
 
 const BALANCED_RE = /[{}()[\]]/g;
-/** Balanced brackets (so that string equality of two malformed answers is not taken as a match). */
+/**
+ * Two binary operators in a row, or one that starts the answer (`3 + * 4`, `+ * /`, `* 2`): not an expression.
+ * (A trailing operator is left alone: a unit dropped by normalization leaves `3.033/` of `3.033 \mathrm{km}/\mathrm{hr}`.)
+ */
+const BROKEN_RE = /[+*/^=]\s*[+*/^=]|^\s*[*/^=]/;
+/**
+ * Balanced brackets and no broken operators, so that string equality of two malformed answers is not
+ * taken as a match (an answer that is neither a number, a parsable expression nor a word never scores 1).
+ */
 function wellFormed(s: string): boolean {
+  if (BROKEN_RE.test(s)) return false;
   let d = 0;
   for (const m of s.matchAll(BALANCED_RE)) {
     d += m[0] === "{" || m[0] === "(" || m[0] === "[" ? 1 : -1;
@@ -472,6 +485,11 @@ function nodeEq(g: Node, p: Node, settings: CompareSettings): Verdict {
   return { outcome: false, method: "string" };
 }
 
+/** The indirect shapes of `shapes.ts`: assignment groups as tuples, `|x|` inequalities, matrix arithmetic. */
+function rewriteShapes(s: string): string {
+  return matrixArithmetic(absoluteInequality(assignmentTuples(s)));
+}
+
 /**
  * Compares a normalized gold answer with a normalized prediction.
  * A prediction listing several values against a single-valued gold is `multiple_answers` (scored 0).
@@ -495,8 +513,8 @@ export function compareAnswers(
     return { outcome: textKey(gold) === textKey(pred) && textKey(gold) !== "", method: "string" };
   }
   if (predText && !CHOICE_RE.test(gold) && !TIME_RE.test(gold)) return { outcome: false, method: "string" };
-  const gs = collapseChain(decimalComma(gold, pred));
-  let ps = collapseChain(decimalComma(pred, gold));
+  const gs = rewriteShapes(collapseChain(decimalComma(gold, pred)));
+  let ps = rewriteShapes(collapseChain(decimalComma(pred, gold)));
   // A gold `NAME = value` (`AB = 4`, `(p,q) = (3,2)`) against a bare value compares the value.
   const named = ps.includes("=") ? null : nameAssignment(gs);
   const gv = named ? named[2] : gs;

@@ -158,8 +158,9 @@ export function stripDelimiters(s: string): string {
     const before = t;
     t = t.replace(/^\*+|\*+$/g, "").trim();
     if (!/(?:^|[^.])\.\.\.$/.test(t)) t = t.replace(/[.;,:]+$/, "").trim(); // an ellipsis is kept
-    if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4) t = t.slice(2, -2).trim();
-    else if (t.startsWith("$") && t.endsWith("$") && t.length >= 2) t = t.slice(1, -1).trim();
+    // one span only: `$5$ or $6$` keeps its delimiters (normalization drops them all)
+    if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4 && !t.slice(2, -2).includes("$")) t = t.slice(2, -2).trim();
+    else if (t.startsWith("$") && t.endsWith("$") && t.length >= 2 && !t.slice(1, -1).includes("$")) t = t.slice(1, -1).trim();
     else if (/^\\[([]/.test(t) && /\\[)\]]$/.test(t)) t = t.slice(2, -2).trim();
     if (t === before) break;
   }
@@ -172,8 +173,27 @@ export function stripDelimiters(s: string): string {
  * missing disables that kind for the rest of the text, so a 1 MB text of unclosed `$$` stays linear.
  */
 export function lastMathSpan(text: string): { inner: string; index: number } | null {
-  let last: { inner: string; index: number } | null = null;
+  // the last span as offsets [from, to) of its content; sliced once at the end
+  let last: { from: number; to: number; index: number } | null = null;
   const dead = new Set<string>();
+  const blank = (from: number, to: number) => {
+    for (let k = from; k < to; k++) {
+      const c = text.charCodeAt(k);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+    }
+    return true;
+  };
+  // the first line break at or after `k`; queries come in increasing order, so the searches add up to one pass
+  let nlFrom = -1;
+  let nlAt = -1;
+  const nlAfter = (k: number): number => {
+    if (k < nlFrom || k > nlAt) {
+      nlFrom = k;
+      nlAt = text.indexOf("\n", k);
+      if (nlAt < 0) nlAt = text.length;
+    }
+    return nlAt;
+  };
   const take = (open: number, from: number, closer: string, oneLine = false): number => {
     if (dead.has(closer)) return -1;
     const end = text.indexOf(closer, from);
@@ -181,18 +201,18 @@ export function lastMathSpan(text: string): { inner: string; index: number } | n
       dead.add(closer);
       return -1;
     }
-    const raw = text.slice(from, end);
-    const inner = raw.trim();
-    if (inner !== "" && !(oneLine && raw.includes("\n"))) last = { inner, index: open };
+    if (!(oneLine && nlAfter(from) < end) && !blank(from, end)) last = { from, to: end, index: open };
     return end + closer.length;
   };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "\\") {
+  // jump from one `\` or `$` to the next (a native search), not character by character
+  const next = /[\\$]/g;
+  for (let m = next.exec(text); m !== null; m = next.exec(text)) {
+    const i = m.index;
+    if (text.charCodeAt(i) === 92 /* \\ */) {
       const n = text[i + 1];
       if (n === "[" || n === "(") {
-        const next = take(i, i + 2, n === "[" ? "\\]" : "\\)", n === "(");
-        i = next > 0 ? next - 1 : i + 1;
+        const after = take(i, i + 2, n === "[" ? "\\]" : "\\)", n === "(");
+        next.lastIndex = after > 0 ? after : i + 2;
       } else if (n === "b" && text.startsWith("\\begin{", i)) {
         // a matrix written without math delimiters, over several lines
         const env = /^\\begin\{([pbBvV]?matrix|array)\}/.exec(text.slice(i, i + 20));
@@ -200,29 +220,44 @@ export function lastMathSpan(text: string): { inner: string; index: number } | n
         const end = env && !dead.has(closer) ? text.indexOf(closer, i) : -1;
         if (env && end < 0) dead.add(closer);
         if (end > 0) {
-          last = { inner: text.slice(i, end + closer.length), index: i };
-          i = end + closer.length - 1;
-        } else i++;
-      } else i++; // an escaped character (`\$` is a dollar sign)
+          last = { from: i, to: end + closer.length, index: i };
+          next.lastIndex = end + closer.length;
+        } else next.lastIndex = i + 2;
+      } else next.lastIndex = i + 2; // an escaped character (`\$` is a dollar sign)
       continue;
     }
-    if (c !== "$") continue;
     if (text[i + 1] === "$") {
-      const next = take(i, i + 2, "$$");
-      if (next > 0) i = next - 1;
-      else i++;
+      const after = take(i, i + 2, "$$");
+      next.lastIndex = after > 0 ? after : i + 2;
       continue;
     }
     // inline `$..$`: up to the next unescaped `$` on the same line
     let j = i + 1;
-    while (j < text.length && text[j] !== "$" && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+    for (;;) {
+      const d = text.indexOf("$", j);
+      const nl = nlAfter(j);
+      if (d < 0 || nl < d) {
+        j = nl;
+        break;
+      }
+      // an escaped `\$` inside the span does not close it (an odd run of backslashes before it)
+      let bs = 0;
+      while (d - 1 - bs > i && text.charCodeAt(d - 1 - bs) === 92) bs++;
+      if (bs % 2 === 1) {
+        j = d + 1;
+        continue;
+      }
+      j = d;
+      break;
+    }
     if (j < text.length && text[j] === "$") {
-      const inner = text.slice(i + 1, j).trim();
-      if (inner !== "") last = { inner, index: i };
-      i = j;
-    } else i = j - 1;
+      if (!blank(i + 1, j)) last = { from: i + 1, to: j, index: i };
+      next.lastIndex = j + 1;
+    } else next.lastIndex = j;
   }
-  return last;
+  if (last === null) return null;
+  const { from, to, index } = last;
+  return { inner: text.slice(from, to).trim(), index };
 }
 
 /** The strategies that read an answer at an explicit anchor; consecutive ones form one group. */
@@ -308,7 +343,8 @@ function byStrategy(text: string, s: ExtractStrategy): string | null {
       const t = text.trim();
       // an empty or unreadable \boxed{} is an anchor that failed, not a bare answer;
       // words before a math span (`Answer $ 9 $`, `The sum is $..$`) introduce it: not a bare answer
-      if (t.length > WHOLE_MAX_CHARS || t.includes("\n") || /\\(?:boxed|fbox)/.test(t)) return null;
+      // an anchor without an answer (`Answer:`, `####`, `【答案】`) is not a bare answer either
+      if (t.length > WHOLE_MAX_CHARS || t.includes("\n") || /\\(?:boxed|fbox)|answer\s*[:：]|####|答案/i.test(t)) return null;
       return !isProse(t) && !/^[^$\\]*[A-Za-z]{2,}[^$\\]*(?:\$|\\[[(])/.test(t) ? t : null;
     }
     default:

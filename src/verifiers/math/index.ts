@@ -20,7 +20,7 @@ import { ANSWER_STYLES } from "./styles.js";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
 
 export { MathOptionsSchema, type MathOptions } from "./options.js";
-export { extractAnswer, lastBoxed, firstBoxed, allBoxed, afterThink, type ExtractStrategy } from "./extract.js";
+export { extractAnswer, lastBoxed, firstBoxed, allBoxed, afterThink, EXTRACT_STRATEGIES, type ExtractStrategy } from "./extract.js";
 export { normalizeAnswer } from "./normalize.js";
 export { ANSWER_STYLES, STYLE_NAMES, type AnswerStyle, type StyleName } from "./styles.js";
 export { loadCas, casLoaded } from "./cas.js";
@@ -74,6 +74,12 @@ function goldText(reference: string | number | bigint): string | null {
   const boxes = distinctInner(t);
   // Several different boxes in a reference (`\boxed{1}` and `\boxed{-2}`) are its list of answers.
   if (boxes.length > 0) return boxes.join(", ");
+  // A reference whose last box is never closed (a truncated or malformed gold): the rest of it is the box.
+  const open = /\\boxed\s*\{/.exec(t.slice(t.lastIndexOf("\\boxed")));
+  if (open) {
+    const rest = stripDelimiters(t.slice(t.lastIndexOf("\\boxed") + open[0].length));
+    if (rest !== "") return rest;
+  }
   const gsm = /####\s*([^\n]+)\s*$/.exec(t);
   if (gsm?.[1] !== undefined) return stripDelimiters(gsm[1]);
   // A reference that is a whole solution in words: its final answer, as for a completion.
@@ -241,9 +247,11 @@ function severalBoxes(gold: Normalized, boxes: Normalized[], o: MathOptions, ext
 /**
  * Scores a completion against a gold math answer.
  *
- * @param completion model output; the answer is extracted with `options.extract` (default: last
- *   `\boxed{}`, "final answer is", `Answer:` line, `#### n`), `options.multipleBoxed` choosing among
- *   several boxed answers and `options.answerAfterThink` restricting the search to the text after `</think>`.
+ * @param completion model output; the answer is extracted as `options.style` says (default `auto`: the
+ *   anchor stated last among `\boxed{}`, "the answer is", `Answer:` / `A:` lines, `#### n` and the Chinese and
+ *   French cues, else a bare answer, the last math span, the last number; docs/math.md §1) or with
+ *   `options.extract`, `options.multipleBoxed` choosing among several boxed answers and
+ *   `options.answerAfterThink` restricting the search to the text after `</think>`.
  * @param reference gold answer: a string (LaTeX allowed, may itself be `\boxed{...}` or a GSM8K
  *   solution ending in `#### n`), a finite number, or a non-empty array of them (acceptable answers: 1 if
  *   any matches, `details.matched` its index; else `undecidable` if any was, then `parse_error`, then 0).
@@ -353,7 +361,7 @@ export function clearMathCache(): void {
  */
 export const mathVerifier: VerifierDefinition<MathOptions> = {
   type: "math",
-  summary: "Final-answer math equivalence (boxed/answer-line/#### extraction; exact rationals, CAS, sampling).",
+  summary: "Final-answer math equivalence (answer styles auto|gsm8k|latex|mcq|boxed: boxed, the answer is, A:/Answer:, ####, zh/fr cues; exact rationals, CAS, sampling).",
   options: MathOptionsSchema,
   isolation: "worker",
   defaultTimeoutMs: 5000,

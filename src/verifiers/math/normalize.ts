@@ -1,3 +1,5 @@
+import { plainTextMath } from "./plaintext.js";
+
 /**
  * String-level LaTeX normalization of an extracted answer, before any parsing.
  *
@@ -133,6 +135,7 @@ const UNICODE: [RegExp, string][] = [
   [/\u00b0/g, "^\\circ"],
   [/\u00a0/g, " "],
   [/\uff0c/g, ","],
+  [/\u2248/g, "\\approx "],
 ];
 
 const TEXT_CMDS = "text|textnormal|textbf|textit|textrm|textsf|texttt|mbox|mathrm|mathbf|mathit|mathsf|hbox|emph";
@@ -204,13 +207,16 @@ export function normalizeAnswer(input: string): Normalized {
   if (!s.includes("\\begin")) s = s.replace(/(?<!\\)\\\\(?=[a-zA-Z])/g, "\\");
   const dollar = /\\\$/.test(s);
   // Math delimiters anywhere (answers are short; `$` is also the dollar sign, dropped either way).
-  s = s.replace(/\\[()[\]]/g, " ").replace(/\\\$/g, " ").replace(/\$/g, " ");
+  s = s.replace(/\\[()[\]]/g, " ").replace(/\\\$/g, " ").replace(/\$/g, " ")
+  s = s.replace(/\s+/g, " ").trim(); // runs of blanks left by the delimiters collapse (no backtracking over them later)
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg)(?![a-zA-Z])\s*\.?/g, "");
   s = s.replace(/\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g, " ");
   // `\lbrace 1, 3 \rbrace` is the set `\{1,3\}`; `\langle 1, 3 \rangle` a vector, compared as the tuple `(1,3)`.
   s = s.replace(/\\lbrace(?![a-zA-Z])\s*/g, "\\{").replace(/\s*\\rbrace(?![a-zA-Z])/g, "\\}");
   s = s.replace(/\\langle(?![a-zA-Z])\s*/g, "(").replace(/\s*\\rangle(?![a-zA-Z])/g, ")");
   s = s.replace(/\\[dtc]frac(?![a-zA-Z])/g, "\\frac");
+  // Plain-text math: `pi/2`, `sqrt(2)`, `exp(16)-1`, `2*x` (LaTeX is left as it is).
+  s = plainTextMath(s);
   // ASCII and named relations: != >= <= \lt \gt \ne.
   s = s.replace(/!=/g, "\\neq ").replace(/>=/g, "\\geq ").replace(/<=/g, "\\leq ");
   s = s.replace(/\\lt(?![a-zA-Z])/g, "<").replace(/\\gt(?![a-zA-Z])/g, ">").replace(/\\ne(?![a-zA-Z])/g, "\\neq");
@@ -263,9 +269,14 @@ export function normalizeAnswer(input: string): Normalized {
   // Words "and"/"or" between answers act as commas (also glued between tuples: `(11,7)or(7,11)`).
   s = s.replace(/\s+(?:and|or)\s+/gi, ",").replace(/\)\s*or\s*\(/g, "),(");
   // `\approx`: after an `=` chain it is a side note (`x = 1/3 \approx 0.33` → `x = 1/3`); alone it states the value.
+  // an exact value followed by `\approx` and a decimal is the exact value (`\frac{7}{3} \approx 2.33`); after a
+  // bare name it states the value (`x \approx 2.33` is `x = 2.33`); alone it is the value.
   if (s.includes("\\approx")) {
     const at = s.indexOf("\\approx");
-    s = s.slice(0, at).includes("=") ? s.slice(0, at) : s.replace(/\\approx(?![a-zA-Z])/g, "=");
+    const before = s.slice(0, at).trim();
+    if (before === "") s = s.slice(at + 7);
+    else if (before.includes("=") || !/^[a-zA-Z](?:_\{?\w+\}?)?$|^\\[a-zA-Z]+$/.test(before)) s = before;
+    else s = s.replace(/\\approx(?![a-zA-Z])/g, "=");
   }
   // A trailing ellipsis is an item of the list (`1, 2, 3, \ldots` is not `1, 2, 3`).
   s = s.replace(/,\s*(?:\.\.\.|\\[lc]?dots)\s*$/, ",\\ldots");

@@ -9,11 +9,11 @@
 /** How `$` is read: `auto` tells money from math; `math` is always a math delimiter; `money` never is. */
 export type DollarMode = "auto" | "math" | "money";
 
-const TEMPLATE_TOKEN_RE = /<\|[^|<>\n]{1,40}\|>/g;
-const ANSWER_OPEN_RE = /<answer>[ \t]*\n?/gi;
-const ANSWER_CLOSE_RE = /\n?[ \t]*<\/answer>/gi;
-/** A tag: `<think>`, `</think>`, `<eoa>`, `</s>`; not `<<9*2=18>>` (GSM8K calculator notes) nor `a<b>c` in math with spaces. */
-const TAG_RE = /<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/g;
+/**
+ * In one pass: a template token `<|im_start|>`; `<answer>` (with the blanks after it) and `</answer>` (with the
+ * blanks before it); a tag `<think>`, `</think>`, `<eoa>`, `</s>` — not `<<9*2=18>>` (GSM8K calculator notes).
+ */
+const MARKUP_RE = /<\|[^|<>\n]{1,40}\|>|<answer>[ \t]{0,8}\n?|\n?[ \t]{0,8}<\/answer>|<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/gi;
 
 /**
  * Prepares a completion for extraction (linear in its length).
@@ -25,9 +25,7 @@ const TAG_RE = /<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/g;
  */
 export function prepareText(text: string, dollars: DollarMode = "auto"): string {
   let t = text;
-  if (t.includes("<")) {
-    t = t.replace(TEMPLATE_TOKEN_RE, "\n").replace(ANSWER_OPEN_RE, "\nAnswer: ").replace(ANSWER_CLOSE_RE, "\n").replace(TAG_RE, "\n");
-  }
+  if (t.includes("<")) t = t.replace(MARKUP_RE, (m: string) => (/^<answer>/i.test(m) ? "\nAnswer: " : "\n"));
   if (dollars === "math" || !t.includes("$")) return t;
   return maskCurrency(t, dollars === "money");
 }
@@ -39,18 +37,19 @@ const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" 
 function proseBetween(s: string, start: number, end: number): boolean {
   let words = 0;
   let i = start;
+  const letter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
   while (i < end) {
     const c = s.charCodeAt(i);
     if (c === 92 /* \\ */) {
       // a command and its name: not a word
       i++;
-      while (i < end && /[A-Za-z]/.test(s[i] as string)) i++;
+      while (i < end && letter(s.charCodeAt(i))) i++;
       words = 0;
       continue;
     }
-    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+    if (letter(c)) {
       let j = i;
-      while (j < end && /[A-Za-z']/.test(s[j] as string)) j++;
+      while (j < end && (letter(s.charCodeAt(j)) || s.charCodeAt(j) === 39)) j++;
       if (j - i >= 2) {
         if (++words >= 2) return true;
       } else words = 0;
@@ -63,14 +62,21 @@ function proseBetween(s: string, start: number, end: number): boolean {
   return false;
 }
 
+/** Whether `s[start, end)` ends with `+ - * / =` (spaces aside): a calculation cut by a money sign. */
+function endsWithOperator(s: string, start: number, end: number): boolean {
+  let i = end - 1;
+  while (i >= start && isSpace(s[i])) i--;
+  return i >= start && "+-*/=".includes(s[i] as string);
+}
+
 /**
  * Blanks the `$` signs of `text` that are money rather than math delimiters (linear; positions kept).
  *
  * Inline math `$…$` stays on one line, as in Markdown renderers (pandoc's rule): the closing `$` has a
  * non-space on its left (unless the opening one has a space on its right: `$ x $`) and no digit right after
  * it. A pair
- * that breaks the rule, or whose content is prose (two words in a row, `$18 every day at the market, she
- * makes $`), is not math: its first `$` is money (`$18`) and the second is tried as an opener. `$$…$$`
+ * that breaks the rule, whose content is prose (two words in a row, `$18 every day at the market, she
+ * makes $`) or ends with an operator (`$28+$4`, `$1800/12=$150`), is not math: its first `$` is money (`$18`) and the second is tried as an opener. `$$…$$`
  * and escaped `\$` are left as they are.
  *
  * @param allMoney every single `$` is money (`style: gsm8k`).
@@ -78,45 +84,44 @@ function proseBetween(s: string, start: number, end: number): boolean {
  * @example maskCurrency("so $x = 5$ and $5$ dollars") // unchanged
  */
 export function maskCurrency(text: string, allMoney = false): string {
-  const out = text.split("");
-  let changed = false;
-  let lineStart = 0;
-  while (lineStart <= text.length) {
-    let lineEnd = text.indexOf("\n", lineStart);
-    if (lineEnd < 0) lineEnd = text.length;
-    // the single `$` of this line (not `\$`, not part of `$$`)
-    const dollars: number[] = [];
-    for (let i = text.indexOf("$", lineStart); i >= 0 && i < lineEnd; i = text.indexOf("$", i + 1)) {
-      if (text[i - 1] === "\\") continue;
-      if (text[i + 1] === "$") {
-        i++;
-        continue;
-      }
-      dollars.push(i);
+  // the single `$` of the text (not `\$`, not part of `$$`), found once, left to right
+  const dollars: number[] = [];
+  for (let i = text.indexOf("$"); i >= 0; i = text.indexOf("$", i + 1)) {
+    if (text[i - 1] === "\\") continue;
+    if (text[i + 1] === "$") {
+      i++;
+      continue;
     }
-    const blank = (i: number) => {
-      out[i] = " ";
-      changed = true;
-    };
-    let k = 0;
-    while (k < dollars.length) {
-      const p = dollars[k] as number;
-      if (allMoney) {
-        blank(p);
-        k++;
-        continue;
-      }
-      const q = dollars[k + 1];
-      // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted
-      const closes = q !== undefined && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
-      if (closes && q !== undefined && !proseBetween(text, p + 1, q)) {
-        k += 2; // a math span
-        continue;
-      }
-      blank(p);
-      k++;
-    }
-    lineStart = lineEnd + 1;
+    dollars.push(i);
   }
-  return changed ? out.join("") : text;
+  if (dollars.length === 0) return text;
+  const blank: number[] = [];
+  let lineEnd = -1;
+  for (let k = 0; k < dollars.length; ) {
+    const p = dollars[k] as number;
+    if (allMoney) {
+      blank.push(p);
+      k++;
+      continue;
+    }
+    if (p > lineEnd) {
+      lineEnd = text.indexOf("\n", p);
+      if (lineEnd < 0) lineEnd = text.length;
+    }
+    const q = dollars[k + 1];
+    // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted; one line only
+    const closes = q !== undefined && q < lineEnd && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
+    // …and math does not end with a binary operator: `$28+$4`, `$1800/12=$150` are amounts
+    if (closes && q !== undefined && !proseBetween(text, p + 1, q) && !endsWithOperator(text, p + 1, q)) {
+      k += 2; // a math span
+      continue;
+    }
+    blank.push(p);
+    k++;
+  }
+  if (blank.length === 0) return text;
+  // one copy of the text as UTF-16 code units, blanked in place (positions are kept)
+  const units = Buffer.from(text, "utf16le");
+  for (const p of blank) units.writeUInt16LE(32, p * 2);
+  return units.toString("utf16le");
 }

@@ -36,20 +36,23 @@ const CJK_RE = /[\u3040-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF\uF900-\uFA
 const OPERATOR_CHARS = new Set("+-*/^=<>()[]{}|!_':%&\u2212\u00d7\u00f7\u00b7\u2264\u2265\u2260\u00b1\u221a\u03c0\u221e\u00b0\u2248");
 const IGNORED = new Set('"\u201c\u201d\u00ab\u00bb`');
 
-/** Index after the balanced `{…}` group at `i` (or `i` when there is none), bounded by `end`. */
-function skipGroup(s: string, i: number, end: number): number {
-  if (s[i] !== "{") return i;
-  let depth = 0;
-  for (let j = i; j < end; j++) {
-    const c = s[j];
-    if (c === "\\") {
-      j++;
-      continue;
+/**
+ * The matching `}` of every `{` of `s[from, to)` (escaped braces skipped), in one pass with a stack;
+ * `-1` for a brace that never closes. Makes reading a group O(1) however many unclosed groups there are.
+ */
+function braceMatches(s: string, from: number, to: number): Int32Array {
+  const close = new Int32Array(to - from).fill(-1);
+  const stack: number[] = [];
+  for (let j = from; j < to; j++) {
+    const c = s.charCodeAt(j);
+    if (c === 92 /* \\ */) j++;
+    else if (c === 123) stack.push(j);
+    else if (c === 125) {
+      const o = stack.pop();
+      if (o !== undefined) close[o - from] = j;
     }
-    if (c === "{") depth++;
-    else if (c === "}" && --depth === 0) return j + 1;
   }
-  return i + 1; // unclosed: the brace alone
+  return close;
 }
 
 /**
@@ -59,6 +62,14 @@ function skipGroup(s: string, i: number, end: number): number {
 function tokenize(s: string, from: number, to: number): Token[] {
   const out: Token[] = [];
   let i = from;
+  let braces: Int32Array | undefined;
+  // index after the balanced `{…}` group at `j` (or `j` when there is none; an unclosed brace alone)
+  const skipGroup = (j: number): number => {
+    if (s[j] !== "{") return j;
+    braces ??= braceMatches(s, from, to);
+    const c = braces[j - from] ?? -1;
+    return c < 0 ? j + 1 : c + 1;
+  };
   const push = (kind: Kind, start: number, end: number) => out.push({ kind, start, end });
   while (i < to) {
     const c = s[i] as string;
@@ -77,7 +88,7 @@ function tokenize(s: string, from: number, to: number): Token[] {
       const nl = dbl ? -1 : s.indexOf("\n", i + 1);
       if (close > 0 && close < to && (nl < 0 || nl > close)) {
         const end = close + (dbl ? 2 : 1);
-        push("math", i, end);
+        if (s.slice(i + (dbl ? 2 : 1), close).trim() !== "") push("math", i, end); // an empty span is nothing
         i = end;
         continue;
       }
@@ -105,7 +116,7 @@ function tokenize(s: string, from: number, to: number): Token[] {
           const close = s.indexOf("]", j);
           if (close > 0 && close < to) j = close + 1;
         }
-        const k = skipGroup(s, j, to);
+        const k = skipGroup(j);
         if (k === j) break;
         j = k;
       }
@@ -254,7 +265,8 @@ export function answerFrom(s: string, from: number, to: number, strict = false):
   if (first.kind === "math" || first.kind === "conj") {
     const r = runs(toks.slice(toks.indexOf(first)), false)[0];
     if (!r) return null;
-    const a = trimRun(s.slice(r.start, r.end));
+    // `x` between numbers is a times sign (`4/20 x 100`); after the last number it multiplies nothing
+    const a = trimRun(s.slice(r.start, r.end).replace(/(\d)\s+x\s+(?=\d)/g, "$1*").replace(/(\d)\s+x$/, "$1"));
     return a === "" ? null : a;
   }
   if (strict) return null;
@@ -274,13 +286,16 @@ export function answerFrom(s: string, from: number, to: number, strict = false):
 }
 
 /**
- * Whether `s` reads as prose rather than a bare answer: two words in a row (`I am not sure`), or CJK text
- * of two or more characters. Linear.
+ * Whether `s` reads as prose rather than a bare answer: two words in a row (`I am not sure`), a label
+ * (`Total: 5`), or CJK text of two or more characters. Linear.
  */
 export function isProse(s: string): boolean {
   const toks = tokenize(s, 0, s.length);
   let prev: Kind | undefined;
-  for (const t of toks) {
+  for (const [k, t] of toks.entries()) {
+    // a label (`Soucis : 2,74`, `Total: 5`): a word of two letters or more before a colon
+    const next = toks[k + 1];
+    if (t.kind === "word" && t.end - t.start >= 2 && next && s[next.start] === ":" && !CJK_RE.test(s[t.start] as string)) return true;
     if (t.kind === "word") {
       if (CJK_RE.test(s[t.start] as string) && t.end - t.start >= 2) return true;
       if (prev === "word" && t.end - t.start >= 2) return true;
@@ -292,15 +307,31 @@ export function isProse(s: string): boolean {
   return false;
 }
 
-const NUMBER_RE = /-?(?:\d+(?:[.,]\d+)*|\.\d+)(?:\s*\/\s*\d+(?:\.\d+)?)?/g;
+const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
 
 /**
  * The last number of `text` (`1,234`, `-3.5`, `7/8`), read as one token: `2,74` is `2,74` (a decimal comma
- * or a list, never `74`). Linear. `null` when there is none.
+ * or a list, never `74`). Scans back from the end of the text: linear, and usually short. `null` when
+ * there is none.
  */
 export function lastNumber(text: string): string | null {
-  let last: string | null = null;
-  NUMBER_RE.lastIndex = 0;
-  for (let m = NUMBER_RE.exec(text); m !== null; m = NUMBER_RE.exec(text)) last = m[0];
-  return last;
+  let end = text.length - 1;
+  while (end >= 0 && !isDigitCode(text.charCodeAt(end))) end--;
+  if (end < 0) return null;
+  // digits, with `.` or `,` between two digits
+  let start = end;
+  while (start > 0) {
+    const c = text.charCodeAt(start - 1);
+    if (isDigitCode(c)) start--;
+    else if ((c === 46 || c === 44) && start >= 2 && isDigitCode(text.charCodeAt(start - 2))) start--;
+    else if (c === 46 && !isDigitCode(text.charCodeAt(start - 2))) {
+      start--; // `.5`
+      break;
+    } else break;
+  }
+  // a fraction `7/8` (the numerator before a slash)
+  const frac = /(\d+(?:[.,]\d+)*)\s{0,3}\/\s{0,3}$/.exec(text.slice(Math.max(0, start - 40), start));
+  if (frac && frac[1] !== undefined) start -= frac[0].length;
+  if (text[start - 1] === "-") start--;
+  return text.slice(start, end + 1);
 }
