@@ -1,4 +1,5 @@
 import { buildGroupIndex, GroupIds } from "./groups.js";
+import type { GroupIndex } from "./groups.js";
 import { presetOptions } from "./presets.js";
 import { estimatorNames, getEstimator } from "./registry.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
@@ -36,7 +37,7 @@ export interface AdvantagesOptions {
 
 /** A batch for {@link advantages}: plain arrays accepted, `null` = null reward. */
 export interface AdvantagesBatch {
-  /** Reward per rollout, shape [n]. */
+  /** Reward per rollout, shape [n] (a Float64Array with NaN for null is used without a copy). */
   rewards: ArrayLike<number | null>;
   /** Group key per rollout (prompt id), shape [n]. */
   groups: ArrayLike<string | number>;
@@ -48,10 +49,57 @@ export interface AdvantagesBatch {
   strata?: ArrayLike<string | number>;
 }
 
-const toF64 = (xs: ArrayLike<number | null>): Float64Array => Float64Array.from({ length: xs.length }, (_, i) => xs[i] ?? NaN);
+/** Float64Array of `xs` with null/undefined → NaN; a Float64Array is used as is (estimators never write their input). */
+function toF64(xs: ArrayLike<number | null>): Float64Array {
+  if (xs instanceof Float64Array) return xs;
+  const n = xs.length;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = xs[i];
+    out[i] = v === null || v === undefined ? NaN : v;
+  }
+  return out;
+}
+
+/**
+ * Group index from keys (compared as strings: 1 and "1" are one group), dense ids in order of first appearance.
+ * A run of equal keys costs one comparison per rollout, not a hash lookup; when every group's rollouts are
+ * contiguous the index is built in the same pass (no counting sort).
+ */
+export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
+  const n = keys.length;
+  const ids = new Int32Array(n);
+  const map = new Map<string, number>();
+  let prev: string | number | undefined;
+  let prevId = -1;
+  let contiguous = true;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    if (k !== prev) {
+      const key = typeof k === "string" ? k : String(k);
+      let id = map.get(key);
+      if (id === undefined) map.set(key, (id = map.size));
+      else contiguous = false; // a key seen before, after another one
+      prev = k;
+      prevId = id;
+    }
+    ids[i] = prevId;
+  }
+  if (!contiguous) return buildGroupIndex(ids);
+  const count = map.size;
+  const offsets = new Int32Array(count + 1);
+  for (let i = 0; i < n; i++) offsets[ids[i]! + 1]!++;
+  for (let g = 0; g < count; g++) offsets[g + 1]! += offsets[g]!;
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return { order, offsets, count, identity: true };
+}
+
 const dense = (keys: ArrayLike<string | number>): Int32Array => {
   const ids = new GroupIds();
-  return Int32Array.from({ length: keys.length }, (_, i) => ids.idOf(String(keys[i])));
+  const out = new Int32Array(keys.length);
+  for (let i = 0; i < keys.length; i++) out[i] = ids.idOf(String(keys[i]));
+  return out;
 };
 
 /**
@@ -71,9 +119,9 @@ export function advantages(batch: AdvantagesBatch, o: AdvantagesOptions = {}): F
   for (const [what, xs] of [["groups", batch.groups], ["lengths", batch.lengths], ["strata", batch.strata], ...Object.entries(batch.components ?? {})] as const) {
     if (xs && xs.length !== n) throw new RangeError(`${what}: length ${xs.length}, expected ${n}`);
   }
-  const input: AdvantageInput = { rewards: toF64(batch.rewards), groups: buildGroupIndex(dense(batch.groups)) };
+  const input: AdvantageInput = { rewards: toF64(batch.rewards), groups: groupIndexOf(batch.groups) };
   if (batch.components) input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
-  if (batch.lengths) input.lengths = Float64Array.from(batch.lengths);
+  if (batch.lengths) input.lengths = toF64(batch.lengths);
   if (batch.strata) input.strata = dense(batch.strata);
   return est.compute(input, parsed.data);
 }

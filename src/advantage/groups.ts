@@ -85,3 +85,26 @@ export function segmentStats(values: Float64Array, order: Int32Array, start: num
   }
   return { n, mean, m2 };
 }
+
+/**
+ * Refines `groups` by a second key (strata nested inside groups): one sub-group per (group, stratum) pair present.
+ * @param strata dense stratum id per rollout, shape [n].
+ * @returns the sub-groups' index and each rollout's sub-group id, shape [n].
+ */
+export function refineGroups(groups: GroupIndex, strata: Int32Array): { index: GroupIndex; ids: Int32Array } {
+  const n = strata.length;
+  const ids = new Int32Array(n);
+  const seen = new Map<number, number>();
+  let S = 1;
+  for (let i = 0; i < n; i++) if (strata[i]! + 1 > S) S = strata[i]! + 1;
+  for (let g = 0; g < groups.count; g++) {
+    for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) {
+      const i = groups.order[k]!;
+      const key = g * S + strata[i]!;
+      let id = seen.get(key);
+      if (id === undefined) seen.set(key, (id = seen.size));
+      ids[i] = id;
+    }
+  }
+  return { index: buildGroupIndex(ids), ids };
+}

@@ -25,8 +25,10 @@ export interface EstimatorDefinition<O = unknown> {
   name: string;
   summary: string;
   options: z.ZodType<O>;
-  /** Inputs beyond rewards and groups that `compute` reads (absent: none). */
+  /** Inputs beyond rewards and groups that `compute` requires (absent: none). */
   needs?: readonly EstimatorNeed[];
+  /** Optional inputs `compute` reads when present (e.g. lengths for `whiten: auto`); collectors gather them. */
+  uses?: readonly EstimatorNeed[];
   /**
    * Returns one advantage per rollout, shape [n]; NaN where the reward is null. Pure. `out` (optional, length n):
    * a buffer the single-reward estimators may write into and return instead of allocating (numpy's `out=`); the

@@ -136,14 +136,14 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           out.components = componentsRecord(spec, results);
           delete out.advantage; // appended in pass two
           await spill.write(JSON.stringify(out));
-          o.onProgress?.(batch.rewards.length);
+          o.onProgress?.(batch.size);
         },
       );
       o.onScheduleState?.(scorer.snapshot());
     } finally {
       await scorer.close();
     }
-    const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics } = batch.compute();
+    const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics, warnings: advantageWarnings } = batch.compute();
     const writer = openLineWriter(o.output);
     try {
       let k = 0;
@@ -156,7 +156,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       throw e;
     }
     const label = agreement?.finish();
-    const warnings = mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`);
+    const warnings = [...advantageWarnings, ...mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`)];
     // like a --map typo: a label path that no rollout has would measure nothing, so say so
     if (label && label.n === 0 && label.missingLabel > 0) warnings.push(`--label ${o.labelField}: no rollout has a boolean "${o.labelField}"`);
     return summary.finish({

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { hasNaN, requireInputs } from "./common.js";
+import type { AdvantageInput } from "./types.js";
+
+/** Component options shared by the multi-component estimators. */
+export const componentOptions = {
+  /** Components to use, in order (default: every component in the input). */
+  components: z.array(z.string().min(1)).optional(),
+  /** Weight per component name (default 1 each). */
+  weights: z.record(z.string(), z.number().finite()).default({}),
+};
+
+/** The selected component columns of a multi-component estimator, ready for per-group statistics. */
+export interface ComponentColumns {
+  names: string[];
+  /**
+   * Score columns, shape [n] each: NaN where the component is unscorable and wherever the rollout's reward is null
+   * (such a rollout enters no statistic). The input's own arrays when no reward is null (no copy).
+   */
+  scores: Float64Array[];
+  weights: number[];
+  /**
+   * 1 for a rollout whose reward is a number but whose every selected component is unscorable: it carries no
+   * signal, so it takes no part in batch statistics and gets advantage 0 (TRL's `unscorable_mask`,
+   * `grpo_trainer.py`). Absent when there is no such rollout.
+   */
+  skip?: Uint8Array;
+}
+
+/**
+ * Picks components (all, or the listed `names` in that order) and their weights (default 1), masks them by the
+ * null rewards and flags the rollouts with no scorable component.
+ * @throws Error naming the known components on an unknown name in `names` or `weights`, or when the input has no components.
+ */
+export function componentColumns(estimator: string, input: AdvantageInput, names: readonly string[] | undefined, weights: Record<string, number>): ComponentColumns {
+  requireInputs(estimator, input, ["components"]);
+  const c = input.components!;
+  const known = new Map(c.names.map((n, k) => [n, k]));
+  for (const n of [...(names ?? []), ...Object.keys(weights)]) {
+    if (!known.has(n)) throw new Error(`unknown component "${n}"; known: ${c.names.join(", ") || "none"}`);
+  }
+  const picked = names && names.length > 0 ? [...names] : [...c.names];
+  let scores = picked.map((n) => c.scores[known.get(n)!]!);
+  const { rewards } = input;
+  const n = rewards.length;
+  if (hasNaN(rewards)) {
+    scores = scores.map((s) => {
+      const out = s.slice();
+      for (let i = 0; i < n; i++) if (rewards[i] !== rewards[i]) out[i] = NaN;
+      return out;
+    });
+  }
+  const out: ComponentColumns = { names: picked, scores, weights: picked.map((p) => weights[p] ?? 1) };
+  if (scores.some(hasNaN)) {
+    const skip = new Uint8Array(n);
+    let any = false;
+    for (let i = 0; i < n; i++) {
+      if (rewards[i] !== rewards[i]) continue;
+      let all = true;
+      for (const s of scores) if (s[i] === s[i]) all = false;
+      if (all) {
+        skip[i] = 1;
+        any = true;
+      }
+    }
+    if (any) out.skip = skip;
+  }
+  return out;
+}
+
+/**
+ * The starting advantages of a multi-component estimator, shape [n]: NaN where the reward is null (those rollouts
+ * get no advantage), 0 elsewhere (each component then adds its term).
+ */
+export function zerosUnlessNull(rewards: Float64Array): Float64Array {
+  const out = new Float64Array(rewards.length);
+  for (let i = 0; i < rewards.length; i++) if (rewards[i] !== rewards[i]) out[i] = NaN;
+  return out;
+}

@@ -1,0 +1,143 @@
+import { z } from "zod";
+import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
+import { hasNaN } from "./common.js";
+import { componentColumns, componentOptions, zerosUnlessNull } from "./components.js";
+import { filterOption } from "./filter.js";
+import { groupStats } from "./group-stats.js";
+import type { GroupStats } from "./group-stats.js";
+import type { AdvantageInput, EstimatorDefinition } from "./types.js";
+
+export const corrGrpoOptions = z.strictObject({
+  ...componentOptions,
+  /** ε inside the square root of the normalizer (the authors' code: 1e-6). */
+  epsilon: z.number().nonnegative().default(1e-6),
+  ...batchOptions,
+  batchNorm: batchNormOption.default("none"),
+  filter: filterOption,
+});
+export type CorrGrpoOptions = z.infer<typeof corrGrpoOptions>;
+
+/**
+ * CorrGRPO ("CorrGRPO: Correlation-Normalized GRPO for Multi-Reward Learning", arXiv 2609.36820), following the
+ * authors' core implementation (the paper's Appendix B, Listing 1), per group g:
+ *   s'_{ik} = w_k s_{ik}                                     (fixed weights are absorbed into the components)
+ *   c_i = Σ_k (s'_{ik} − mean_g s'_k)                        (the centered total, unchanged)
+ *   D_g = Σ_{k,l active} ρ(s'_k, s'_l),  ρ_kk = 1            (Pearson correlations of the weighted components)
+ *   A_i = c_i / sqrt(max(D_g, 0) + ε)                       (ε inside the root, as in the listing)
+ * A component is active in a group when its weighted scores vary there (a constant one gets zero rows and
+ * columns). Since ρ(w_k s_k, w_l s_l) = sign(w_k w_l) ρ(s_k, s_l), the weights never scale the denominator: only
+ * their signs enter it. ε inside the root bounds |A| by |c|/sqrt(ε) when D_g ≈ 0 (two components moving in
+ * opposite directions at n = 2: ±150 for a = [1, 0], b = [0.2, 0.9], not ±150 000 as with ε outside).
+ * All components inactive → 0. Correlations use the rollouts where both scores are non-null; A keeps the
+ * reward's units (set `batchNorm: sqrt-var` for a scale-free result). Null handling as in `gdpo`.
+ * @returns advantages, shape [n].
+ */
+export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Array {
+  const cols = componentColumns("corr_grpo", input, o.components, o.weights);
+  const scores = cols.scores;
+  const K = scores.length;
+  const w = cols.weights;
+  const out = zerosUnlessNull(input.rewards);
+  const { groups } = input;
+  const { order, offsets } = groups;
+  const stats = scores.map((s) => groupStats(s, groups));
+  const pairwise = scores.some(hasNaN);
+  const active = new Uint8Array(K);
+  const d = new Float64Array(K);
+  const cross = new Float64Array(K * K);
+  for (let g = 0; g < groups.count; g++) {
+    const start = offsets[g]!;
+    const end = offsets[g + 1]!;
+    let any = false;
+    for (let k = 0; k < K; k++) {
+      active[k] = w[k] !== 0 && stats[k]!.max[g]! > stats[k]!.min[g]! ? 1 : 0;
+      if (active[k]) any = true;
+    }
+    if (!any) continue; // every scored rollout stays at 0
+    let D = 0;
+    if (pairwise) {
+      for (let k = 0; k < K; k++) {
+        if (!active[k]) continue;
+        D += 1;
+        for (let l = k + 1; l < K; l++) if (active[l]) D += 2 * Math.sign(w[k]! * w[l]!) * pearson(scores[k]!, scores[l]!, order, start, end);
+      }
+    } else {
+      cross.fill(0);
+      for (let j = start; j < end; j++) {
+        const i = order[j]!;
+        for (let k = 0; k < K; k++) d[k] = active[k] ? scores[k]![i]! - stats[k]!.mean[g]! : 0;
+        for (let k = 0; k < K; k++) {
+          if (!active[k]) continue;
+          for (let l = k + 1; l < K; l++) cross[k * K + l]! += d[k]! * d[l]!;
+        }
+      }
+      for (let k = 0; k < K; k++) {
+        if (!active[k]) continue;
+        D += 1;
+        for (let l = k + 1; l < K; l++) if (active[l]) D += 2 * Math.sign(w[k]! * w[l]!) * correlation(cross[k * K + l]!, stats[k]!, stats[l]!, g);
+      }
+    }
+    const inv = 1 / Math.sqrt(Math.max(D, 0) + o.epsilon);
+    for (let j = start; j < end; j++) {
+      const i = order[j]!;
+      if (out[i] !== out[i]) continue;
+      let c = 0;
+      for (let k = 0; k < K; k++) {
+        const v = scores[k]![i]!;
+        if (active[k] && v === v) c += w[k]! * (v - stats[k]!.mean[g]!);
+      }
+      out[i] = c * inv;
+    }
+  }
+  batchNormalize(out, input, o, "corr_grpo", cols.skip);
+  return out;
+}
+
+/** ρ from a cross-product sum and the two columns' m2 in group g, clamped to [−1, 1]. */
+function correlation(cross: number, a: GroupStats, b: GroupStats, g: number): number {
+  const den = Math.sqrt(a.m2[g]! * b.m2[g]!);
+  return den > 0 ? Math.max(-1, Math.min(1, cross / den)) : 0;
+}
+
+/** Pearson correlation of two columns over the segment's rollouts where both are non-null; 0 when undefined. */
+function pearson(a: Float64Array, b: Float64Array, order: Int32Array, start: number, end: number): number {
+  let n = 0;
+  let sa = 0;
+  let sb = 0;
+  for (let k = start; k < end; k++) {
+    const i = order[k]!;
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === x && y === y) {
+      n++;
+      sa += x;
+      sb += y;
+    }
+  }
+  if (n < 2) return 0;
+  const ma = sa / n;
+  const mb = sb / n;
+  let cab = 0;
+  let caa = 0;
+  let cbb = 0;
+  for (let k = start; k < end; k++) {
+    const i = order[k]!;
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === x && y === y) {
+      cab += (x - ma) * (y - mb);
+      caa += (x - ma) * (x - ma);
+      cbb += (y - mb) * (y - mb);
+    }
+  }
+  return caa > 0 && cbb > 0 ? Math.max(-1, Math.min(1, cab / Math.sqrt(caa * cbb))) : 0;
+}
+
+export const corrGrpoEstimator: EstimatorDefinition<CorrGrpoOptions> = {
+  name: "corr_grpo",
+  summary: "CorrGRPO: centered weighted total over sqrt(Σ ρ_kl + ε), ρ of the weighted components (authors' code)",
+  options: corrGrpoOptions,
+  needs: ["components"],
+  uses: ["lengths"],
+  compute: corrGrpo,
+};

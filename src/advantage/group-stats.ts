@@ -1,0 +1,110 @@
+import type { GroupIndex } from "./groups.js";
+
+/**
+ * Per-group statistics of the non-null (non-NaN) values of one column, as parallel arrays of shape [groups.count]
+ * (structure of arrays). Written once, used by every estimator and by the advantage diagnostics.
+ */
+export interface GroupStats {
+  /** Number of non-null values in the group. */
+  n: Int32Array;
+  /** Mean of the non-null values (weighted when weights were given); NaN when n = 0. */
+  mean: Float64Array;
+  /** Σ w (v − mean)² over the non-null values (w = 1 without weights): n · population variance. */
+  m2: Float64Array;
+  /** Smallest and largest non-null value (+∞ / −∞ when n = 0). `min === max` decides a flat group exactly. */
+  min: Float64Array;
+  max: Float64Array;
+  /** Σ w over the non-null values (only with weights). */
+  weight?: Float64Array;
+}
+
+/**
+ * One pass over each group: count, mean, squared deviations, min and max of the non-null values.
+ * Sums are taken around the group's first non-null value x0 (Σ(v − x0), Σ(v − x0)²), which keeps the one-pass
+ * variance accurate for rewards and makes a flat group exact: all values equal → mean = x0, m2 = 0.
+ * With `weights` (shape [n], ≥ 0, e.g. response lengths) the mean and m2 are weighted; a group whose weights sum
+ * to 0 falls back to the plain mean.
+ * @param values shape [n], NaN = null (left out).
+ * @returns {@link GroupStats}, each array of shape [groups.count].
+ */
+export function groupStats(values: Float64Array, groups: GroupIndex, weights?: Float64Array): GroupStats {
+  const G = groups.count;
+  const nArr = new Int32Array(G);
+  const mean = new Float64Array(G);
+  const m2 = new Float64Array(G);
+  const min = new Float64Array(G);
+  const max = new Float64Array(G);
+  const weight = weights ? new Float64Array(G) : undefined;
+  const { order, offsets } = groups;
+  const id = groups.identity === true;
+  for (let g = 0; g < G; g++) {
+    const start = offsets[g]!;
+    const end = offsets[g + 1]!;
+    let x0 = NaN;
+    for (let k = start; k < end && x0 !== x0; k++) x0 = values[id ? k : order[k]!]!;
+    let n = 0;
+    let s = 0;
+    let q = 0;
+    let lo = Infinity;
+    let hi = -Infinity;
+    if (weights === undefined) {
+      for (let k = start; k < end; k++) {
+        const v = values[id ? k : order[k]!]!;
+        if (v === v) {
+          const d = v - x0;
+          n++;
+          s += d;
+          q += d * d;
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+        }
+      }
+      nArr[g] = n;
+      min[g] = lo;
+      max[g] = hi;
+      if (n === 0) mean[g] = NaN;
+      else {
+        const dm = s / n;
+        mean[g] = x0 + dm;
+        m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
+      }
+    } else {
+      let w = 0;
+      let ps = 0;
+      for (let k = start; k < end; k++) {
+        const i = id ? k : order[k]!;
+        const v = values[i]!;
+        if (v === v) {
+          const wi = weights[i]!;
+          const d = v - x0;
+          n++;
+          w += wi;
+          ps += d;
+          s += wi * d;
+          q += wi * d * d;
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+        }
+      }
+      nArr[g] = n;
+      min[g] = lo;
+      max[g] = hi;
+      weight![g] = w;
+      if (n === 0) mean[g] = NaN;
+      else if (w > 0) {
+        const dm = s / w;
+        mean[g] = x0 + dm;
+        m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
+      } else mean[g] = x0 + ps / n;
+    }
+  }
+  return weight ? { n: nArr, mean, m2, min, max, weight } : { n: nArr, mean, m2, min, max };
+}
+
+/** 1 where the group has no non-null value or all its non-null values are equal (a singleton included). Shape [G]. */
+export function flatGroups(stats: GroupStats): Uint8Array {
+  const G = stats.n.length;
+  const out = new Uint8Array(G);
+  for (let g = 0; g < G; g++) out[g] = stats.n[g]! === 0 || !(stats.max[g]! > stats.min[g]!) ? 1 : 0;
+  return out;
+}
