@@ -43,51 +43,47 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
   const stats = scores.map((s) => groupStats(s, groups));
   const pairwise = scores.some(hasNaN);
   const active = new Uint8Array(K);
+  const mu = new Float64Array(K);
   const d = new Float64Array(K);
   const cross = new Float64Array(K * K);
+  const { rewards } = input;
   for (let g = 0; g < groups.count; g++) {
     const start = offsets[g]!;
     const end = offsets[g + 1]!;
     let any = false;
     for (let k = 0; k < K; k++) {
-      active[k] = w[k] !== 0 && stats[k]!.max[g]! > stats[k]!.min[g]! ? 1 : 0;
+      const st = stats[k]!;
+      active[k] = w[k] !== 0 && st.max[g]! > st.min[g]! ? 1 : 0;
+      mu[k] = st.mean[g]!;
       if (active[k]) any = true;
     }
     if (!any) continue; // every scored rollout stays at 0
-    let D = 0;
-    if (pairwise) {
-      for (let k = 0; k < K; k++) {
-        if (!active[k]) continue;
-        D += 1;
-        for (let l = k + 1; l < K; l++) if (active[l]) D += 2 * Math.sign(w[k]! * w[l]!) * pearson(scores[k]!, scores[l]!, order, start, end);
-      }
-    } else {
-      cross.fill(0);
-      for (let j = start; j < end; j++) {
-        const i = order[j]!;
-        for (let k = 0; k < K; k++) d[k] = active[k] ? scores[k]![i]! - stats[k]!.mean[g]! : 0;
-        for (let k = 0; k < K; k++) {
-          if (!active[k]) continue;
-          for (let l = k + 1; l < K; l++) cross[k * K + l]! += d[k]! * d[l]!;
-        }
-      }
-      for (let k = 0; k < K; k++) {
-        if (!active[k]) continue;
-        D += 1;
-        for (let l = k + 1; l < K; l++) if (active[l]) D += 2 * Math.sign(w[k]! * w[l]!) * correlation(cross[k * K + l]!, stats[k]!, stats[l]!, g);
-      }
-    }
-    const inv = 1 / Math.sqrt(Math.max(D, 0) + o.epsilon);
+    // one pass: the centered weighted total c_i (kept in out) and, without unscorable scores, the cross products
+    cross.fill(0);
     for (let j = start; j < end; j++) {
       const i = order[j]!;
-      if (out[i] !== out[i]) continue;
       let c = 0;
       for (let k = 0; k < K; k++) {
         const v = scores[k]![i]!;
-        if (active[k] && v === v) c += w[k]! * (v - stats[k]!.mean[g]!);
+        const dk = active[k] && v === v ? v - mu[k]! : 0;
+        d[k] = dk;
+        c += w[k]! * dk;
       }
-      out[i] = c * inv;
+      if (rewards[i] === rewards[i]) out[i] = c;
+      if (!pairwise) for (let k = 0; k < K; k++) for (let l = k + 1; l < K; l++) cross[k * K + l]! += d[k]! * d[l]!;
     }
+    let D = 0;
+    for (let k = 0; k < K; k++) {
+      if (!active[k]) continue;
+      D += 1;
+      for (let l = k + 1; l < K; l++) {
+        if (!active[l]) continue;
+        const rho = pairwise ? pearson(scores[k]!, scores[l]!, order, start, end) : correlation(cross[k * K + l]!, stats[k]!, stats[l]!, g);
+        D += 2 * Math.sign(w[k]! * w[l]!) * rho;
+      }
+    }
+    const inv = 1 / Math.sqrt(Math.max(D, 0) + o.epsilon);
+    for (let j = start; j < end; j++) out[order[j]!]! *= inv; // NaN (null reward) stays NaN
   }
   batchNormalize(out, input, o, "corr_grpo", cols.skip);
   return out;

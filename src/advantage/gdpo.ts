@@ -3,7 +3,6 @@ import { batchNormalize, batchOptions } from "./batch-norm.js";
 import { singletonFactor, singletonOption } from "./common.js";
 import { componentColumns, componentOptions, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
-import { groupStats } from "./group-stats.js";
 import { grpo, grpoOptions } from "./grpo.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
@@ -56,7 +55,7 @@ export function gdpo(input: AdvantageInput, o: GdpoOptions): Float64Array {
   cols.scores.forEach((s, k) => {
     const weight = cols.weights[k]!;
     if (fast) {
-      centerScale(s, groups, groupStats(s, groups), { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) }, x, { weight });
+      centerScale(s, groups, undefined, { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) }, x, { weight });
       return;
     }
     const a = grpo({ rewards: s, groups }, per!);

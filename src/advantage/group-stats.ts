@@ -28,77 +28,85 @@ export interface GroupStats {
  * @returns {@link GroupStats}, each array of shape [groups.count].
  */
 export function groupStats(values: Float64Array, groups: GroupIndex, weights?: Float64Array): GroupStats {
-  const G = groups.count;
-  const nArr = new Int32Array(G);
-  const mean = new Float64Array(G);
-  const m2 = new Float64Array(G);
-  const min = new Float64Array(G);
-  const max = new Float64Array(G);
-  const weight = weights ? new Float64Array(G) : undefined;
+  const st = emptyStats(groups.count, weights !== undefined);
+  for (let g = 0; g < groups.count; g++) accumulateGroup(values, groups, g, st, weights);
+  return st;
+}
+
+/** Zeroed {@link GroupStats} for `count` groups (with a `weight` array when `weighted`). */
+export function emptyStats(count: number, weighted = false): GroupStats {
+  const st: GroupStats = { n: new Int32Array(count), mean: new Float64Array(count), m2: new Float64Array(count), min: new Float64Array(count), max: new Float64Array(count) };
+  if (weighted) st.weight = new Float64Array(count);
+  return st;
+}
+
+/**
+ * The one per-group accumulation: fills `st` at index `g` from the group's non-null values (see
+ * {@link groupStats}). Estimators that apply a group's statistics right after computing them (the centered
+ * kernel) call it group by group, so the group's values are read twice while they are in cache.
+ */
+export function accumulateGroup(values: Float64Array, groups: GroupIndex, g: number, st: GroupStats, weights?: Float64Array): void {
   const { order, offsets } = groups;
   const id = groups.identity === true;
-  for (let g = 0; g < G; g++) {
-    const start = offsets[g]!;
-    const end = offsets[g + 1]!;
-    let x0 = NaN;
-    for (let k = start; k < end && x0 !== x0; k++) x0 = values[id ? k : order[k]!]!;
-    let n = 0;
-    let s = 0;
-    let q = 0;
-    let lo = Infinity;
-    let hi = -Infinity;
-    if (weights === undefined) {
-      for (let k = start; k < end; k++) {
-        const v = values[id ? k : order[k]!]!;
-        if (v === v) {
-          const d = v - x0;
-          n++;
-          s += d;
-          q += d * d;
-          if (v < lo) lo = v;
-          if (v > hi) hi = v;
-        }
+  const start = offsets[g]!;
+  const end = offsets[g + 1]!;
+  let x0 = NaN;
+  for (let k = start; k < end && x0 !== x0; k++) x0 = values[id ? k : order[k]!]!;
+  let n = 0;
+  let s = 0;
+  let q = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  if (weights === undefined) {
+    for (let k = start; k < end; k++) {
+      const v = values[id ? k : order[k]!]!;
+      if (v === v) {
+        const d = v - x0;
+        n++;
+        s += d;
+        q += d * d;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
       }
-      nArr[g] = n;
-      min[g] = lo;
-      max[g] = hi;
-      if (n === 0) mean[g] = NaN;
-      else {
-        const dm = s / n;
-        mean[g] = x0 + dm;
-        m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
-      }
-    } else {
-      let w = 0;
-      let ps = 0;
-      for (let k = start; k < end; k++) {
-        const i = id ? k : order[k]!;
-        const v = values[i]!;
-        if (v === v) {
-          const wi = weights[i]!;
-          const d = v - x0;
-          n++;
-          w += wi;
-          ps += d;
-          s += wi * d;
-          q += wi * d * d;
-          if (v < lo) lo = v;
-          if (v > hi) hi = v;
-        }
-      }
-      nArr[g] = n;
-      min[g] = lo;
-      max[g] = hi;
-      weight![g] = w;
-      if (n === 0) mean[g] = NaN;
-      else if (w > 0) {
-        const dm = s / w;
-        mean[g] = x0 + dm;
-        m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
-      } else mean[g] = x0 + ps / n;
+    }
+    st.n[g] = n;
+    st.min[g] = lo;
+    st.max[g] = hi;
+    if (n === 0) st.mean[g] = NaN;
+    else {
+      const dm = s / n;
+      st.mean[g] = x0 + dm;
+      st.m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
+    }
+    return;
+  }
+  let w = 0;
+  let ps = 0;
+  for (let k = start; k < end; k++) {
+    const i = id ? k : order[k]!;
+    const v = values[i]!;
+    if (v === v) {
+      const wi = weights[i]!;
+      const d = v - x0;
+      n++;
+      w += wi;
+      ps += d;
+      s += wi * d;
+      q += wi * d * d;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
     }
   }
-  return weight ? { n: nArr, mean, m2, min, max, weight } : { n: nArr, mean, m2, min, max };
+  st.n[g] = n;
+  st.min[g] = lo;
+  st.max[g] = hi;
+  st.weight![g] = w;
+  if (n === 0) st.mean[g] = NaN;
+  else if (w > 0) {
+    const dm = s / w;
+    st.mean[g] = x0 + dm;
+    st.m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
+  } else st.mean[g] = x0 + ps / n;
 }
 
 /** 1 where the group has no non-null value or all its non-null values are equal (a singleton included). Shape [G]. */

@@ -58,26 +58,25 @@ export type GrpoOptions = z.infer<typeof grpoOptions>;
  */
 export function grpo(input: AdvantageInput, o: GrpoOptions, out?: Float64Array, stats?: GroupStats): Float64Array {
   const { rewards, groups } = input;
-  const st = stats ?? groupStats(rewards, groups);
   const noStd = o.std === "none";
   const eps = o.epsilon;
   if (o.scale === "batch" && !noStd) {
     const sd = batchStd(rewards, o.std === "unbiased");
     const bad = o.epsilonWhere === "positive-std" && !(sd > 0);
     const factor = bad ? 1 : 1 / (sd + eps);
-    return centerScale(rewards, groups, st, { center: o.baseline, scale: "none", factor, singleton: singletonFactor(o.singleton, true, eps) }, out);
+    return centerScale(rewards, groups, stats, { center: o.baseline, scale: "none", factor, singleton: singletonFactor(o.singleton, true, eps) }, out);
   }
   if (o.baseline === "mean" || (noStd && o.baseline === "leave-one-out")) {
     // one kernel for the common case; with a mean baseline σ > 0 in every non-flat group, so `epsilonWhere` cannot matter
     return centerScale(
       rewards,
       groups,
-      st,
+      stats,
       { center: o.baseline, scale: noStd ? "none" : "std", std: o.std === "population" ? "population" : "unbiased", epsilon: eps, singleton: singletonFactor(o.singleton, !noStd, eps) },
       out,
     );
   }
-  return leaveOneOut(input, o, st);
+  return leaveOneOut(input, o, stats ?? groupStats(rewards, groups));
 }
 
 /** GRPO with a leave-one-out baseline divided by a std (NeMo-RL): per rollout, since σ can be the others'. */

@@ -1,4 +1,5 @@
 import type { GroupIndex } from "./groups.js";
+import { accumulateGroup, emptyStats } from "./group-stats.js";
 import type { GroupStats } from "./group-stats.js";
 
 /** What {@link centerScale} computes per group, named (no positional flags). */
@@ -25,13 +26,14 @@ export interface CenterScaleOptions {
  * factor f_g derived once per group from its {@link GroupStats}. A null (NaN) reward stays NaN; a singleton
  * gives `singleton · r`; a flat group (all non-null rewards equal) gives exactly 0, whatever ε.
  * @param rewards shape [n], NaN = null.
- * @param stats `groupStats(rewards, groups)`.
+ * @param stats `groupStats(rewards, groups)` when the caller has it; else each group's statistics are accumulated
+ *   (by the same {@link accumulateGroup}) right before the group is written, while its values are in cache.
  * @param out optional output buffer of length n (numpy's `out=`): written in full and returned; else a fresh array.
  * @param add when true, `out[i] += weight · value` for non-null rewards instead of `out[i] = value` (GDPO's
  *   weighted sum of per-component advantages, with no temporary array); NaN entries of `out` stay NaN.
  * @returns advantages, shape [n].
  */
-export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }): Float64Array {
+export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats | undefined, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }): Float64Array {
   const n = rewards.length;
   if (out === undefined || out.length !== n) out = new Float64Array(n);
   const { order, offsets } = groups;
@@ -42,10 +44,13 @@ export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: Gr
   const byStd = o.scale === "std";
   const unbiased = o.std !== "population";
   const w = add ? add.weight : 1;
+  const fused = stats === undefined;
+  const st = stats ?? emptyStats(groups.count);
   for (let g = 0; g < groups.count; g++) {
+    if (fused) accumulateGroup(rewards, groups, g, st);
     const start = offsets[g]!;
     const end = offsets[g + 1]!;
-    const m = stats.n[g]!;
+    const m = st.n[g]!;
     let c: number;
     let f: number;
     if (m === 0) {
@@ -54,14 +59,14 @@ export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: Gr
     } else if (m === 1) {
       c = 0;
       f = o.singleton;
-    } else if (!(stats.max[g]! > stats.min[g]!)) {
-      c = stats.mean[g]!; // = every value exactly: r − c = 0
+    } else if (!(st.max[g]! > st.min[g]!)) {
+      c = st.mean[g]!; // = every value exactly: r − c = 0
       f = 0;
     } else {
-      c = stats.mean[g]!;
+      c = st.mean[g]!;
       f = factor;
       if (loo) f = (factor * m) / (m - 1);
-      if (byStd) f /= Math.sqrt(stats.m2[g]! / (unbiased ? m - 1 : m)) + eps;
+      if (byStd) f /= Math.sqrt(st.m2[g]! / (unbiased ? m - 1 : m)) + eps;
     }
     f *= w;
     if (add) {

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
 import { componentColumns, componentOptions, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
-import { groupStats } from "./group-stats.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
@@ -35,7 +34,7 @@ export function moGrpo(input: AdvantageInput, o: MoGrpoOptions): Float64Array {
   const out = zerosUnlessNull(input.rewards);
   const { groups } = input;
   cols.scores.forEach((s, k) => {
-    centerScale(s, groups, groupStats(s, groups), { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 }, out, { weight: cols.weights[k]! });
+    centerScale(s, groups, undefined, { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 }, out, { weight: cols.weights[k]! });
   });
   batchNormalize(out, input, o, "mo_grpo", cols.skip);
   return out;

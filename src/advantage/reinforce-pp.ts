@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { whitenOption, whitenWeights } from "./batch-norm.js";
 import { filterOption } from "./filter.js";
-import { groupStats } from "./group-stats.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 import { whitenInPlace } from "./whiten.js";
@@ -41,7 +40,7 @@ export type ReinforcePpBaselineOptions = z.infer<typeof reinforcePpBaselineOptio
 export function reinforcePpBaseline(input: AdvantageInput, o: ReinforcePpBaselineOptions, out?: Float64Array): Float64Array {
   const weights = whitenWeights("reinforce_pp_baseline", input, o.whiten);
   const { rewards, groups } = input;
-  const x = centerScale(rewards, groups, groupStats(rewards, groups), { center: "mean", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 }, out);
+  const x = centerScale(rewards, groups, undefined, { center: "mean", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 }, out);
   whitenInPlace(x, o, weights);
   return x;
 }

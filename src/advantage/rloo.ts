@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { filterOption } from "./filter.js";
-import { groupStats } from "./group-stats.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
@@ -21,7 +20,7 @@ export type RlooOptions = z.infer<typeof rlooOptions>;
  */
 export function rloo(input: AdvantageInput, o: RlooOptions, out?: Float64Array): Float64Array {
   const { rewards, groups } = input;
-  return centerScale(rewards, groups, groupStats(rewards, groups), { center: "leave-one-out", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 }, out);
+  return centerScale(rewards, groups, undefined, { center: "leave-one-out", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 }, out);
 }
 
 export const rlooEstimator: EstimatorDefinition<RlooOptions> = {
