@@ -26,9 +26,12 @@ import argparse, ast, itertools, json, math, random, subprocess, sys, textwrap, 
 import numpy as np
 import torch
 
-torch.set_default_dtype(torch.float64)
 _FLOAT = torch.Tensor.float
-torch.Tensor.float = lambda self, *a, **k: self.double()  # a peer's `.float()` cast (OpenRLHF whitening, NeMo counts, GOPO ranks) in float64
+
+
+def float64_mode():
+    torch.set_default_dtype(torch.float64)
+    torch.Tensor.float = lambda self, *a, **k: self.double()  # a peer's `.float()` cast (OpenRLHF whitening, NeMo counts, GOPO ranks) in float64
 
 COMMITS = {
     "verl": "1dda039b9c6311889a9c9a26040677e1254814f9",
@@ -196,7 +199,11 @@ def main():
     for p in COMMITS:
         ap.add_argument(f"--{p}", required=True, help=f"git dir of {p}")
     ap.add_argument("-o", "--output", default="test/fixtures/advantages/peer-goldens.json")
+    ap.add_argument("--fp32-flat", action="store_true", help="instead: measure each peer's advantage on flat groups in float32, as the peers run")
     a = ap.parse_args()
+    if a.fp32_flat:
+        return flat_fp32(a)
+    float64_mode()
     rng = random.Random(2612)
     cases = []
 
@@ -322,6 +329,41 @@ def main():
         json.dump(out, f, separators=(",", ":"))
         f.write("\n")
     print(f"{len(cases)} cases → {a.output}")
+
+
+FLAT = [[0.7] * 8, [0.1] * 3, [0.977] * 16, [0.3] * 16, [1 / 3] * 8, [0.2] * 4]
+
+
+def flat_fp32(a):
+    """Largest |advantage| each peer gives a flat group (all rewards equal) in float32, as it runs in training."""
+    rows = [(g, v) for g, grp in enumerate(FLAT) for v in grp]
+    out = {}
+    verl = load_verl(a.verl)
+    idx = np.array([f"f{g}" for g, _ in rows], dtype=object)
+    tl, m = outcome([v for _, v in rows], [1] * len(rows))
+    tl, m = tl.float(), m.float()
+    out["verl compute_grpo_outcome_advantage"] = float(verl.compute_grpo_outcome_advantage(tl, m, idx)[0][:, 0].abs().max())
+    trl_block, tns = load_trl(a.trl)
+    worst = 0.0
+    for grp in FLAT:
+        G = len(grp)
+        self = types.SimpleNamespace(multi_objective_aggregation="sum_then_normalize", scale_rewards="group", reward_weights=torch.tensor([1.0]), reward_funcs=["r"])
+        ns = dict(tns, self=self, rewards_per_func=torch.tensor([[v] for v in grp]), num_generations=G, device="cpu")
+        exec(trl_block, ns)
+        worst = max(worst, float(ns["advantages"].abs().max()))
+        # OpenRLHF group_norm: (r − mean)/(std + 1e-9) on the reshaped [prompts, n] tensor (a batch of 48 prompts)
+        r = torch.tensor([grp] * 48)
+        out["OpenRLHF group_norm"] = max(out.get("OpenRLHF group_norm", 0.0), float(((r - r.mean(-1, keepdim=True)) / (r.std(-1, keepdim=True) + 1e-9)).abs().max()))
+    out["TRL sum_then_normalize, scale_rewards=group"] = worst
+    nemo = load_nemo(a.nemo)
+    gid = torch.tensor([[g] for g, _ in rows])
+    rw = torch.tensor([v for _, v in rows])
+    for loo in (True, False):
+        cfg = types.SimpleNamespace(use_leave_one_out_baseline=loo, normalize_rewards=True, reward_weights=None)
+        adv = nemo["GRPOAdvantageEstimator"](cfg, None).compute_advantage(gid, rw, torch.ones(len(rows), 1))
+        out[f"NeMo-RL GRPOAdvantageEstimator (use_leave_one_out_baseline={loo})"] = float(adv.abs().max())
+    for k, v in out.items():
+        print(f"{k}: {v:.3g}")
 
 
 if __name__ == "__main__":

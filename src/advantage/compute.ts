@@ -120,8 +120,10 @@ export function advantages(batch: AdvantagesBatch, o: AdvantagesOptions = {}): F
     if (xs && xs.length !== n) throw new RangeError(`${what}: length ${xs.length}, expected ${n}`);
   }
   const input: AdvantageInput = { rewards: toF64(batch.rewards), groups: groupIndexOf(batch.groups) };
-  if (batch.components) input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
+  // convert only what the estimator reads (a caller may hand every column to every estimator)
+  const reads = new Set([...(est.needs ?? []), ...(est.uses ?? [])]);
+  if (batch.components && reads.has("components")) input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
   if (batch.lengths) input.lengths = toF64(batch.lengths);
-  if (batch.strata) input.strata = dense(batch.strata);
+  if (batch.strata && reads.has("strata")) input.strata = dense(batch.strata);
   return est.compute(input, parsed.data);
 }
