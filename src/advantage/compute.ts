@@ -68,39 +68,42 @@ function toF64(xs: ArrayLike<number | null>): Float64Array {
  */
 export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
   const n = keys.length;
-  const ids = new Int32Array(n);
   const map = new Map<string, number>();
+  const starts: number[] = [];
   let prev: string | number | undefined;
-  let prevId = -1;
-  let contiguous = true;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
-    if (k !== prev) {
-      const key = typeof k === "string" ? k : String(k);
-      let id = map.get(key);
-      if (id === undefined) map.set(key, (id = map.size));
-      else contiguous = false; // a key seen before, after another one
-      prev = k;
-      prevId = id;
-    }
-    ids[i] = prevId;
+    if (k === prev) continue;
+    const key = typeof k === "string" ? k : String(k);
+    if (map.has(key)) return buildGroupIndex(denseIds(keys)); // a key seen before, after another one: not contiguous
+    map.set(key, map.size);
+    starts.push(i);
+    prev = k;
   }
-  if (!contiguous) return buildGroupIndex(ids);
-  const count = map.size;
+  const count = starts.length;
   const offsets = new Int32Array(count + 1);
-  for (let i = 0; i < n; i++) offsets[ids[i]! + 1]!++;
-  for (let g = 0; g < count; g++) offsets[g + 1]! += offsets[g]!;
-  const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  return { order, offsets, count, identity: true };
+  for (let g = 0; g < count; g++) offsets[g] = starts[g]!;
+  offsets[count] = n;
+  return { order: identityOrder(n), offsets, count, identity: true };
 }
 
-const dense = (keys: ArrayLike<string | number>): Int32Array => {
+let identity = new Int32Array(0);
+/** [0, 1, …, n − 1], shared (estimators never write a GroupIndex): contiguous batches cost no order array. */
+function identityOrder(n: number): Int32Array {
+  if (identity.length < n) {
+    identity = new Int32Array(Math.max(n, 2 * identity.length));
+    for (let i = 0; i < identity.length; i++) identity[i] = i;
+  }
+  return identity.subarray(0, n);
+}
+
+/** Dense ids of `keys` (compared as strings), in order of first appearance. */
+function denseIds(keys: ArrayLike<string | number>): Int32Array {
   const ids = new GroupIds();
   const out = new Int32Array(keys.length);
   for (let i = 0; i < keys.length; i++) out[i] = ids.idOf(String(keys[i]));
   return out;
-};
+}
 
 /**
  * Library entry point: advantages for a batch, by estimator name, preset and options.
@@ -124,6 +127,6 @@ export function advantages(batch: AdvantagesBatch, o: AdvantagesOptions = {}): F
   const reads = new Set([...(est.needs ?? []), ...(est.uses ?? [])]);
   if (batch.components && reads.has("components")) input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
   if (batch.lengths) input.lengths = toF64(batch.lengths);
-  if (batch.strata && reads.has("strata")) input.strata = dense(batch.strata);
+  if (batch.strata && reads.has("strata")) input.strata = denseIds(batch.strata);
   return est.compute(input, parsed.data);
 }
