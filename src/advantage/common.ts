@@ -31,9 +31,3 @@ export function requireInputs(name: string, input: AdvantageInput, needs: readon
     }
   }
 }
-
-/** True when some value is NaN. */
-export function hasNaN(x: Float64Array): boolean {
-  for (let i = 0; i < x.length; i++) if (x[i] !== x[i]) return true;
-  return false;
-}

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { hasNaN, requireInputs } from "./common.js";
+import { requireInputs } from "./common.js";
+import type { GroupStats } from "./group-stats.js";
 import type { AdvantageInput } from "./types.js";
 
 /** Component options shared by the multi-component estimators. */
@@ -19,17 +20,13 @@ export interface ComponentColumns {
    */
   scores: Float64Array[];
   weights: number[];
-  /**
-   * 1 for a rollout whose reward is a number but whose every selected component is unscorable: it carries no
-   * signal, so it takes no part in batch statistics and gets advantage 0 (TRL's `unscorable_mask`,
-   * `grpo_trainer.py`). Absent when there is no such rollout.
-   */
-  skip?: Uint8Array;
+  /** Rollouts with a non-null reward. */
+  scored: number;
 }
 
 /**
- * Picks components (all, or the listed `names` in that order) and their weights (default 1), masks them by the
- * null rewards and flags the rollouts with no scorable component.
+ * Picks components (all, or the listed `names` in that order) and their weights (default 1) and masks them by the
+ * null rewards.
  * @throws Error naming the known components on an unknown name in `names` or `weights`, or when the input has no components.
  */
 export function componentColumns(estimator: string, input: AdvantageInput, names: readonly string[] | undefined, weights: Record<string, number>): ComponentColumns {
@@ -43,29 +40,48 @@ export function componentColumns(estimator: string, input: AdvantageInput, names
   let scores = picked.map((n) => c.scores[known.get(n)!]!);
   const { rewards } = input;
   const n = rewards.length;
-  if (hasNaN(rewards)) {
+  let scored = 0;
+  for (let i = 0; i < n; i++) if (rewards[i] === rewards[i]) scored++;
+  if (scored < n) {
     scores = scores.map((s) => {
       const out = s.slice();
       for (let i = 0; i < n; i++) if (rewards[i] !== rewards[i]) out[i] = NaN;
       return out;
     });
   }
-  const out: ComponentColumns = { names: picked, scores, weights: picked.map((p) => weights[p] ?? 1) };
-  if (scores.some(hasNaN)) {
-    const skip = new Uint8Array(n);
-    let any = false;
-    for (let i = 0; i < n; i++) {
-      if (rewards[i] !== rewards[i]) continue;
-      let all = true;
-      for (const s of scores) if (s[i] === s[i]) all = false;
-      if (all) {
-        skip[i] = 1;
-        any = true;
-      }
+  return { names: picked, scores, weights: picked.map((p) => weights[p] ?? 1), scored };
+}
+
+/** True when some scored rollout has an unscorable selected component (read from the columns' group counts). */
+export function anyUnscorable(cols: ComponentColumns, stats: readonly GroupStats[]): boolean {
+  return stats.some((st) => {
+    let total = 0;
+    for (let g = 0; g < st.n.length; g++) total += st.n[g]!;
+    return total < cols.scored;
+  });
+}
+
+/**
+ * 1 for a rollout whose reward is a number but whose every selected component is unscorable: it carries no
+ * signal, so it takes no part in batch statistics and gets advantage 0 (TRL's `unscorable_mask`,
+ * `grpo_trainer.py`). Undefined when there is no such rollout (decided from the group counts: no row scan when
+ * nothing is unscorable).
+ */
+export function unscorableRows(input: AdvantageInput, cols: ComponentColumns, stats: readonly GroupStats[]): Uint8Array | undefined {
+  if (!anyUnscorable(cols, stats)) return undefined;
+  const { rewards } = input;
+  const skip = new Uint8Array(rewards.length);
+  let any = false;
+  for (let i = 0; i < rewards.length; i++) {
+    if (rewards[i] !== rewards[i]) continue;
+    let all = true;
+    for (const s of cols.scores) if (s[i] === s[i]) all = false;
+    if (all) {
+      skip[i] = 1;
+      any = true;
     }
-    if (any) out.skip = skip;
   }
-  return out;
+  return any ? skip : undefined;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
-import { hasNaN } from "./common.js";
-import { componentColumns, componentOptions, zerosUnlessNull } from "./components.js";
+import { anyUnscorable, componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
 import { groupStats } from "./group-stats.js";
 import type { GroupStats } from "./group-stats.js";
@@ -41,7 +40,7 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
   const { groups } = input;
   const { order, offsets } = groups;
   const stats = scores.map((s) => groupStats(s, groups));
-  const pairwise = scores.some(hasNaN);
+  const pairwise = anyUnscorable(cols, stats);
   const active = new Uint8Array(K);
   const mu = new Float64Array(K);
   const d = new Float64Array(K);
@@ -85,7 +84,7 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
     const inv = 1 / Math.sqrt(Math.max(D, 0) + o.epsilon);
     for (let j = start; j < end; j++) out[order[j]!]! *= inv; // NaN (null reward) stays NaN
   }
-  batchNormalize(out, input, o, "corr_grpo", cols.skip);
+  batchNormalize(out, input, o, "corr_grpo", pairwise ? unscorableRows(input, cols, stats) : undefined);
   return out;
 }
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { batchNormalize, batchOptions } from "./batch-norm.js";
 import { singletonFactor, singletonOption } from "./common.js";
-import { componentColumns, componentOptions, zerosUnlessNull } from "./components.js";
+import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
+import { emptyStats, groupStats } from "./group-stats.js";
 import { grpo, grpoOptions } from "./grpo.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
@@ -51,17 +52,19 @@ export function gdpo(input: AdvantageInput, o: GdpoOptions): Float64Array {
   const x = zerosUnlessNull(input.rewards);
   const { groups } = input;
   const fast = o.baseline === "mean";
+  const stats = cols.scores.map(() => emptyStats(groups.count));
   const per = fast ? undefined : grpoOptions.parse({ baseline: o.baseline, std: o.std, stdOver: o.stdOver, epsilon: o.epsilon, epsilonWhere: o.epsilonWhere, singleton: o.singleton });
   cols.scores.forEach((s, k) => {
     const weight = cols.weights[k]!;
     if (fast) {
-      centerScale(s, groups, undefined, { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) }, x, { weight });
+      centerScale(s, groups, stats[k], { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) }, x, { weight }, true);
       return;
     }
-    const a = grpo({ rewards: s, groups }, per!);
+    stats[k] = groupStats(s, groups);
+    const a = grpo({ rewards: s, groups }, per!, undefined, stats[k]);
     for (let i = 0; i < a.length; i++) if (a[i] === a[i]) x[i]! += weight * a[i]!;
   });
-  batchNormalize(x, input, o, "gdpo", cols.skip);
+  batchNormalize(x, input, o, "gdpo", unscorableRows(input, cols, stats));
   return x;
 }
 

@@ -58,15 +58,30 @@ export function accumulateGroup(values: Float64Array, groups: GroupIndex, g: num
   let lo = Infinity;
   let hi = -Infinity;
   if (weights === undefined) {
-    for (let k = start; k < end; k++) {
-      const v = values[id ? k : order[k]!]!;
-      if (v === v) {
-        const d = v - x0;
-        n++;
-        s += d;
-        q += d * d;
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
+    // contiguous groups read values[k] directly: a separate loop keeps it free of the order indirection
+    if (id) {
+      for (let k = start; k < end; k++) {
+        const v = values[k]!;
+        if (v === v) {
+          const d = v - x0;
+          n++;
+          s += d;
+          q += d * d;
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+        }
+      }
+    } else {
+      for (let k = start; k < end; k++) {
+        const v = values[order[k]!]!;
+        if (v === v) {
+          const d = v - x0;
+          n++;
+          s += d;
+          q += d * d;
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+        }
       }
     }
     st.n[g] = n;

@@ -29,11 +29,13 @@ export interface CenterScaleOptions {
  * @param stats `groupStats(rewards, groups)` when the caller has it; else each group's statistics are accumulated
  *   (by the same {@link accumulateGroup}) right before the group is written, while its values are in cache.
  * @param out optional output buffer of length n (numpy's `out=`): written in full and returned; else a fresh array.
+ * @param fill when true, `stats` is an empty {@link GroupStats} (from `emptyStats`) that is filled group by group as
+ *   the kernel goes, so the caller gets the statistics without a separate pass.
  * @param add when true, `out[i] += weight · value` for non-null rewards instead of `out[i] = value` (GDPO's
  *   weighted sum of per-component advantages, with no temporary array); NaN entries of `out` stay NaN.
  * @returns advantages, shape [n].
  */
-export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats | undefined, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }): Float64Array {
+export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats | undefined, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }, fill = false): Float64Array {
   const n = rewards.length;
   if (out === undefined || out.length !== n) out = new Float64Array(n);
   const { order, offsets } = groups;
@@ -44,7 +46,7 @@ export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: Gr
   const byStd = o.scale === "std";
   const unbiased = o.std !== "population";
   const w = add ? add.weight : 1;
-  const fused = stats === undefined;
+  const fused = stats === undefined || fill;
   const st = stats ?? emptyStats(groups.count);
   for (let g = 0; g < groups.count; g++) {
     if (fused) accumulateGroup(rewards, groups, g, st);
@@ -69,16 +71,23 @@ export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: Gr
       if (byStd) f /= Math.sqrt(st.m2[g]! / (unbiased ? m - 1 : m)) + eps;
     }
     f *= w;
-    if (add) {
+    if (id) {
+      if (add) {
+        for (let k = start; k < end; k++) {
+          const v = rewards[k]!;
+          if (v === v) out[k]! += (v - c) * f;
+        }
+      } else for (let k = start; k < end; k++) out[k] = (rewards[k]! - c) * f; // NaN stays NaN
+    } else if (add) {
       for (let k = start; k < end; k++) {
-        const i = id ? k : order[k]!;
+        const i = order[k]!;
         const v = rewards[i]!;
         if (v === v) out[i]! += (v - c) * f;
       }
     } else {
       for (let k = start; k < end; k++) {
-        const i = id ? k : order[k]!;
-        out[i] = (rewards[i]! - c) * f; // NaN stays NaN
+        const i = order[k]!;
+        out[i] = (rewards[i]! - c) * f;
       }
     }
   }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
-import { componentColumns, componentOptions, zerosUnlessNull } from "./components.js";
+import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
+import { emptyStats } from "./group-stats.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
@@ -33,10 +34,11 @@ export function moGrpo(input: AdvantageInput, o: MoGrpoOptions): Float64Array {
   const cols = componentColumns("mo_grpo", input, o.components, o.weights);
   const out = zerosUnlessNull(input.rewards);
   const { groups } = input;
+  const stats = cols.scores.map(() => emptyStats(groups.count));
   cols.scores.forEach((s, k) => {
-    centerScale(s, groups, undefined, { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 }, out, { weight: cols.weights[k]! });
+    centerScale(s, groups, stats[k], { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 }, out, { weight: cols.weights[k]! }, true);
   });
-  batchNormalize(out, input, o, "mo_grpo", cols.skip);
+  batchNormalize(out, input, o, "mo_grpo", unscorableRows(input, cols, stats));
   return out;
 }
 

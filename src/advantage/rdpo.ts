@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
-import { componentColumns, componentOptions, zerosUnlessNull } from "./components.js";
+import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
 import { groupStats } from "./group-stats.js";
 import { inverseSqrtPsd } from "./linalg.js";
@@ -135,7 +135,7 @@ export function rdpo(input: AdvantageInput, o: RdpoOptions): Float64Array {
       out[i] = x;
     }
   }
-  batchNormalize(out, input, o, "rdpo", sel.skip);
+  batchNormalize(out, input, o, "rdpo", unscorableRows(input, sel, stats));
   return out;
 }
 
