@@ -86,10 +86,12 @@ export function unscorableRows(input: AdvantageInput, cols: ComponentColumns, st
 
 /**
  * The starting advantages of a multi-component estimator, shape [n]: NaN where the reward is null (those rollouts
- * get no advantage), 0 elsewhere (each component then adds its term).
+ * get no advantage), 0 elsewhere (each component then adds its term). `scored`: the count of non-null rewards
+ * when known (equal to n: no scan).
  */
-export function zerosUnlessNull(rewards: Float64Array): Float64Array {
+export function zerosUnlessNull(rewards: Float64Array, scored?: number): Float64Array {
   const out = new Float64Array(rewards.length);
+  if (scored === rewards.length) return out; // no null reward (counted by componentColumns)
   for (let i = 0; i < rewards.length; i++) if (rewards[i] !== rewards[i]) out[i] = NaN;
   return out;
 }

@@ -36,7 +36,7 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
   const scores = cols.scores;
   const K = scores.length;
   const w = cols.weights;
-  const out = zerosUnlessNull(input.rewards);
+  const out = zerosUnlessNull(input.rewards, cols.scored);
   const { groups } = input;
   const { order, offsets } = groups;
   const stats = scores.map((s) => groupStats(s, groups));

@@ -49,7 +49,7 @@ export type GdpoOptions = z.infer<typeof gdpoOptions>;
  */
 export function gdpo(input: AdvantageInput, o: GdpoOptions): Float64Array {
   const cols = componentColumns("gdpo", input, o.components, o.weights);
-  const x = zerosUnlessNull(input.rewards);
+  const x = zerosUnlessNull(input.rewards, cols.scored);
   const { groups } = input;
   const fast = o.baseline === "mean";
   const stats = cols.scores.map(() => emptyStats(groups.count));

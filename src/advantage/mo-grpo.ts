@@ -32,7 +32,7 @@ export type MoGrpoOptions = z.infer<typeof moGrpoOptions>;
  */
 export function moGrpo(input: AdvantageInput, o: MoGrpoOptions): Float64Array {
   const cols = componentColumns("mo_grpo", input, o.components, o.weights);
-  const out = zerosUnlessNull(input.rewards);
+  const out = zerosUnlessNull(input.rewards, cols.scored);
   const { groups } = input;
   const stats = cols.scores.map(() => emptyStats(groups.count));
   cols.scores.forEach((s, k) => {

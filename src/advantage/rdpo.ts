@@ -109,7 +109,7 @@ export function rdpo(input: AdvantageInput, o: RdpoOptions): Float64Array {
     }
   }
   const cache = new Map<number, { comps: number[]; w: Float64Array }>();
-  const out = zerosUnlessNull(input.rewards);
+  const out = zerosUnlessNull(input.rewards, sel.scored);
   for (let g = 0; g < input.groups.count; g++) {
     const mask = activeMask[g]!;
     if (mask === 0) continue;

@@ -20,8 +20,13 @@ export interface WhitenOptions {
  */
 export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float64Array): void {
   const n = x.length;
+  let x0 = NaN;
+  for (let i = 0; i < n && x0 !== x0; i++) x0 = x[i]!;
+  // one pass: total weight, and the weighted sums of d = x − x0 and d² (shifted by the first value, so the
+  // one-pass variance keeps its accuracy: |x0 − μ| is of the order of σ for advantages); then one pass to apply.
   let w = 0;
-  let sum = 0;
+  let s = 0;
+  let q = 0;
   let lo = Infinity;
   let hi = -Infinity;
   // Separate loops with and without weights keep each one monomorphic (a per-element `weights ? … : 1` ran 3× slower).
@@ -30,8 +35,10 @@ export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float
       const v = x[i]!;
       if (v !== v) continue;
       const wi = weights[i]!;
+      const d = v - x0;
       w += wi;
-      sum += wi * v;
+      s += wi * d;
+      q += wi * d * d;
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
@@ -39,8 +46,10 @@ export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float
     for (let i = 0; i < n; i++) {
       const v = x[i]!;
       if (v !== v) continue;
+      const d = v - x0;
       w++;
-      sum += v;
+      s += d;
+      q += d * d;
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
@@ -51,23 +60,9 @@ export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float
     for (let i = 0; i < n; i++) if (x[i] === x[i]) x[i] = 0;
     return;
   }
-  const mean = sum / w;
-  let m2 = 0;
-  if (weights) {
-    for (let i = 0; i < n; i++) {
-      const v = x[i]!;
-      if (v !== v) continue;
-      const d = v - mean;
-      m2 += weights[i]! * d * d;
-    }
-  } else {
-    for (let i = 0; i < n; i++) {
-      const v = x[i]!;
-      if (v !== v) continue;
-      const d = v - mean;
-      m2 += d * d;
-    }
-  }
+  const dm = s / w;
+  const mean = x0 + dm;
+  const m2 = Math.max(0, q - s * dm);
   const dof = o.variance === "unbiased" ? w - 1 : w;
   const variance = dof > 0 ? m2 / dof : NaN;
   let scale: number;
