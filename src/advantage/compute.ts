@@ -1,4 +1,4 @@
-import { buildGroupIndex, GroupIds } from "./groups.js";
+import { buildGroupIndex, StringIds } from "./groups.js";
 import type { GroupIndex } from "./groups.js";
 import { presetOptions } from "./presets.js";
 import { estimatorNames, getEstimator } from "./registry.js";
@@ -68,15 +68,15 @@ function toF64(xs: ArrayLike<number | null>): Float64Array {
  */
 export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
   const n = keys.length;
-  const map = new Map<string, number>();
+  const ids = new StringIds();
   const starts: number[] = [];
   let prev: string | number | undefined;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
     if (k === prev) continue;
-    const key = typeof k === "string" ? k : String(k);
-    if (map.has(key)) return buildGroupIndex(denseIds(keys)); // a key seen before, after another one: not contiguous
-    map.set(key, map.size);
+    const seen = ids.size;
+    ids.idOf(typeof k === "string" ? k : String(k));
+    if (ids.size === seen) return buildGroupIndex(denseIds(keys)); // a key seen before, after another one: not contiguous
     starts.push(i);
     prev = k;
   }
@@ -97,11 +97,20 @@ function identityOrder(n: number): Int32Array {
   return identity.subarray(0, n);
 }
 
-/** Dense ids of `keys` (compared as strings), in order of first appearance. */
+/** Dense ids of `keys` (compared as strings), in order of first appearance; a run of equal keys costs one comparison. */
 function denseIds(keys: ArrayLike<string | number>): Int32Array {
-  const ids = new GroupIds();
+  const ids = new StringIds();
   const out = new Int32Array(keys.length);
-  for (let i = 0; i < keys.length; i++) out[i] = ids.idOf(String(keys[i]));
+  let prev: string | number | undefined;
+  let id = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (k !== prev) {
+      id = ids.idOf(typeof k === "string" ? k : String(k));
+      prev = k;
+    }
+    out[i] = id;
+  }
   return out;
 }
 

@@ -221,3 +221,20 @@ describe("conventions added for the peers (issue 12)", () => {
     close(z.slice(0, 3), [...without]);
   });
 });
+
+describe("advantages(): group keys", () => {
+  it("contiguous and interleaved keys, numbers and strings (1 and '1' are one group), give the same advantages", async () => {
+    const { advantages, groupIndexOf } = await import("./compute.js");
+    const { StringIds } = await import("./groups.js");
+    const r = [1, 0, 0.5, 1, 0, 0, 1, 0.25];
+    const contiguous = advantages({ rewards: r, groups: ["a", "a", "a", "b", "b", 1, 1, 1] }, { preset: "verl" });
+    const interleaved = advantages({ rewards: [r[0]!, r[3]!, r[5]!, r[1]!, r[4]!, r[6]!, r[2]!, r[7]!], groups: ["a", "b", "1", "a", "b", 1, "a", 1] }, { preset: "verl" });
+    close(interleaved, [contiguous[0]!, contiguous[3]!, contiguous[5]!, contiguous[1]!, contiguous[4]!, contiguous[6]!, contiguous[2]!, contiguous[7]!]);
+    expect(groupIndexOf(["x", "x", "y", "z", "z"])).toMatchObject({ count: 3, identity: true, offsets: Int32Array.from([0, 2, 3, 5]) });
+    expect(groupIndexOf(["x", "y", "x"]).count).toBe(2);
+    const ids = new StringIds();
+    const keys = Array.from({ length: 5000 }, (_, i) => `k${i % 1234}`);
+    expect(keys.map((k) => ids.idOf(k))).toEqual(keys.map((_, i) => i % 1234));
+    expect(ids.size).toBe(1234);
+  });
+});

@@ -1,6 +1,6 @@
 import { componentScore, readReward } from "../advantage/columns.js";
 import { zeroVarianceGroups } from "../advantage/filter.js";
-import { buildGroupIndex, GroupIds } from "../advantage/groups.js";
+import { buildGroupIndex, StringIds } from "../advantage/groups.js";
 import { resolveEstimator } from "../advantage/resolve.js";
 import type { AdvantageInput, EstimatorDefinition } from "../advantage/types.js";
 import { completionText } from "../core/completion.js";
@@ -166,13 +166,13 @@ export interface ScoredResult {
 export class ScoredRows {
   private readonly rewards: number[] = [];
   private readonly groupIds: number[] = [];
-  private readonly groups = new GroupIds();
+  private readonly groups = new StringIds();
   private readonly names = new Map<string, number>();
   private readonly cols: number[][] = [];
   private readonly lengths: number[] = [];
   private unknownLengths = 0;
   private readonly strata: number[] = [];
-  private readonly strataIds = new GroupIds();
+  private readonly strataIds = new StringIds();
   private missingStrata = 0;
 
   /** @param componentNames the names array-valued `components` are aligned with (the spec's components). */
