@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
-import { anyUnscorable, componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
+import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
-import { groupStats } from "./group-stats.js";
+import { accumulateGroup, emptyStats } from "./group-stats.js";
 import type { GroupStats } from "./group-stats.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
@@ -39,8 +39,9 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
   const out = zerosUnlessNull(input.rewards, cols.scored);
   const { groups } = input;
   const { order, offsets } = groups;
-  const stats = scores.map((s) => groupStats(s, groups));
-  const pairwise = anyUnscorable(cols, stats);
+  // each group's statistics are accumulated right before the group is used (its scores are then in cache)
+  const stats = scores.map(() => emptyStats(groups.count));
+  let anyPairwise = false;
   const active = new Uint8Array(K);
   const mu = new Float64Array(K);
   const d = new Float64Array(K);
@@ -50,12 +51,18 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
     const start = offsets[g]!;
     const end = offsets[g + 1]!;
     let any = false;
+    let scoredHere = 0;
+    for (let j = start; j < end; j++) if (rewards[order[j]!] === rewards[order[j]!]) scoredHere++;
+    let pairwise = false;
     for (let k = 0; k < K; k++) {
       const st = stats[k]!;
+      accumulateGroup(scores[k]!, groups, g, st);
+      if (st.n[g]! < scoredHere) pairwise = true; // an unscorable score here: correlations over the pairs present
       active[k] = w[k] !== 0 && st.max[g]! > st.min[g]! ? 1 : 0;
       mu[k] = st.mean[g]!;
       if (active[k]) any = true;
     }
+    if (pairwise) anyPairwise = true;
     if (!any) continue; // every scored rollout stays at 0
     // one pass: the centered weighted total c_i (kept in out) and, without unscorable scores, the cross products
     cross.fill(0);
@@ -84,7 +91,7 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
     const inv = 1 / Math.sqrt(Math.max(D, 0) + o.epsilon);
     for (let j = start; j < end; j++) out[order[j]!]! *= inv; // NaN (null reward) stays NaN
   }
-  batchNormalize(out, input, o, "corr_grpo", pairwise ? unscorableRows(input, cols, stats) : undefined);
+  batchNormalize(out, input, o, "corr_grpo", anyPairwise ? unscorableRows(input, cols, stats) : undefined);
   return out;
 }
 

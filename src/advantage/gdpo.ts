@@ -3,9 +3,9 @@ import { batchNormalize, batchOptions } from "./batch-norm.js";
 import { singletonFactor, singletonOption } from "./common.js";
 import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
-import { emptyStats, groupStats } from "./group-stats.js";
+import { accumulateGroup, emptyStats, groupStats } from "./group-stats.js";
 import { grpo, grpoOptions } from "./grpo.js";
-import { centerScale } from "./kernel.js";
+import { applyGroup } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const gdpoOptions = z.strictObject({
@@ -53,17 +53,24 @@ export function gdpo(input: AdvantageInput, o: GdpoOptions): Float64Array {
   const { groups } = input;
   const fast = o.baseline === "mean";
   const stats = cols.scores.map(() => emptyStats(groups.count));
-  const per = fast ? undefined : grpoOptions.parse({ baseline: o.baseline, std: o.std, stdOver: o.stdOver, epsilon: o.epsilon, epsilonWhere: o.epsilonWhere, singleton: o.singleton });
-  cols.scores.forEach((s, k) => {
-    const weight = cols.weights[k]!;
-    if (fast) {
-      centerScale(s, groups, stats[k], { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) }, x, { weight }, true);
-      return;
+  const grpoOpts = fast ? undefined : grpoOptions.parse({ baseline: o.baseline, std: o.std, stdOver: o.stdOver, epsilon: o.epsilon, epsilonWhere: o.epsilonWhere, singleton: o.singleton });
+  if (fast) {
+    // group-major: each group's slice of x stays in cache while every component adds its term
+    const per = { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) } as const;
+    for (let g = 0; g < groups.count; g++) {
+      for (let k = 0; k < cols.scores.length; k++) {
+        accumulateGroup(cols.scores[k]!, groups, g, stats[k]!);
+        applyGroup(cols.scores[k]!, groups, g, stats[k]!, per, x, cols.weights[k]!, true);
+      }
     }
-    stats[k] = groupStats(s, groups);
-    const a = grpo({ rewards: s, groups }, per!, undefined, stats[k]);
-    for (let i = 0; i < a.length; i++) if (a[i] === a[i]) x[i]! += weight * a[i]!;
-  });
+  } else {
+    cols.scores.forEach((s, k) => {
+      stats[k] = groupStats(s, groups);
+      const a = grpo({ rewards: s, groups }, grpoOpts!, undefined, stats[k]);
+      const weight = cols.weights[k]!;
+      for (let i = 0; i < a.length; i++) if (a[i] === a[i]) x[i]! += weight * a[i]!;
+    });
+  }
   batchNormalize(x, input, o, "gdpo", unscorableRows(input, cols, stats));
   return x;
 }

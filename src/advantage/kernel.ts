@@ -38,58 +38,61 @@ export interface CenterScaleOptions {
 export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats | undefined, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }, fill = false): Float64Array {
   const n = rewards.length;
   if (out === undefined || out.length !== n) out = new Float64Array(n);
-  const { order, offsets } = groups;
-  const id = groups.identity === true;
-  const factor = o.factor ?? 1;
-  const eps = o.epsilon ?? 0;
-  const loo = o.center === "leave-one-out";
-  const byStd = o.scale === "std";
-  const unbiased = o.std !== "population";
-  const w = add ? add.weight : 1;
   const fused = stats === undefined || fill;
   const st = stats ?? emptyStats(groups.count);
+  const w = add ? add.weight : 1;
   for (let g = 0; g < groups.count; g++) {
     if (fused) accumulateGroup(rewards, groups, g, st);
-    const start = offsets[g]!;
-    const end = offsets[g + 1]!;
-    const m = st.n[g]!;
-    let c: number;
-    let f: number;
-    if (m === 0) {
-      c = 0;
-      f = 0;
-    } else if (m === 1) {
-      c = 0;
-      f = o.singleton;
-    } else if (!(st.max[g]! > st.min[g]!)) {
-      c = st.mean[g]!; // = every value exactly: r − c = 0
-      f = 0;
-    } else {
-      c = st.mean[g]!;
-      f = factor;
-      if (loo) f = (factor * m) / (m - 1);
-      if (byStd) f /= Math.sqrt(st.m2[g]! / (unbiased ? m - 1 : m)) + eps;
-    }
-    f *= w;
-    if (id) {
-      if (add) {
-        for (let k = start; k < end; k++) {
-          const v = rewards[k]!;
-          if (v === v) out[k]! += (v - c) * f;
-        }
-      } else for (let k = start; k < end; k++) out[k] = (rewards[k]! - c) * f; // NaN stays NaN
-    } else if (add) {
-      for (let k = start; k < end; k++) {
-        const i = order[k]!;
-        const v = rewards[i]!;
-        if (v === v) out[i]! += (v - c) * f;
-      }
-    } else {
-      for (let k = start; k < end; k++) {
-        const i = order[k]!;
-        out[i] = (rewards[i]! - c) * f;
-      }
-    }
+    applyGroup(rewards, groups, g, st, o, out, w, add !== undefined);
   }
   return out;
+}
+
+/**
+ * Writes group g of {@link centerScale}: out_i = w · (r_i − c_g) · f_g, or adds it (`add`: out_i += …, null
+ * rewards skipped). Multi-component estimators call it component after component inside one group, so the
+ * group's slice of `out` stays in cache across components.
+ */
+export function applyGroup(rewards: Float64Array, groups: GroupIndex, g: number, st: GroupStats, o: CenterScaleOptions, out: Float64Array, w: number, add: boolean): void {
+  const { order, offsets } = groups;
+  const start = offsets[g]!;
+  const end = offsets[g + 1]!;
+  const m = st.n[g]!;
+  let c: number;
+  let f: number;
+  if (m === 0) {
+    c = 0;
+    f = 0;
+  } else if (m === 1) {
+    c = 0;
+    f = o.singleton;
+  } else if (!(st.max[g]! > st.min[g]!)) {
+    c = st.mean[g]!; // = every value exactly: r − c = 0
+    f = 0;
+  } else {
+    const factor = o.factor ?? 1;
+    c = st.mean[g]!;
+    f = o.center === "leave-one-out" ? (factor * m) / (m - 1) : factor;
+    if (o.scale === "std") f /= Math.sqrt(st.m2[g]! / (o.std === "population" ? m : m - 1)) + (o.epsilon ?? 0);
+  }
+  f *= w;
+  if (groups.identity === true) {
+    if (add) {
+      for (let k = start; k < end; k++) {
+        const v = rewards[k]!;
+        if (v === v) out[k]! += (v - c) * f;
+      }
+    } else for (let k = start; k < end; k++) out[k] = (rewards[k]! - c) * f; // NaN stays NaN
+  } else if (add) {
+    for (let k = start; k < end; k++) {
+      const i = order[k]!;
+      const v = rewards[i]!;
+      if (v === v) out[i]! += (v - c) * f;
+    }
+  } else {
+    for (let k = start; k < end; k++) {
+      const i = order[k]!;
+      out[i] = (rewards[i]! - c) * f;
+    }
+  }
 }

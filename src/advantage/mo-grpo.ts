@@ -2,8 +2,8 @@ import { z } from "zod";
 import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
 import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
-import { emptyStats } from "./group-stats.js";
-import { centerScale } from "./kernel.js";
+import { accumulateGroup, emptyStats } from "./group-stats.js";
+import { applyGroup } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const moGrpoOptions = z.strictObject({
@@ -35,9 +35,13 @@ export function moGrpo(input: AdvantageInput, o: MoGrpoOptions): Float64Array {
   const out = zerosUnlessNull(input.rewards, cols.scored);
   const { groups } = input;
   const stats = cols.scores.map(() => emptyStats(groups.count));
-  cols.scores.forEach((s, k) => {
-    centerScale(s, groups, stats[k], { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 }, out, { weight: cols.weights[k]! }, true);
-  });
+  const per = { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 } as const;
+  for (let g = 0; g < groups.count; g++) {
+    for (let k = 0; k < cols.scores.length; k++) {
+      accumulateGroup(cols.scores[k]!, groups, g, stats[k]!);
+      applyGroup(cols.scores[k]!, groups, g, stats[k]!, per, out, cols.weights[k]!, true);
+    }
+  }
   batchNormalize(out, input, o, "mo_grpo", unscorableRows(input, cols, stats));
   return out;
 }
