@@ -1,3 +1,4 @@
+import type { GroupIndex } from "../advantage/groups.js";
 import { advantageDiagnostics } from "../diagnostics/advantages.js";
 import type { AdvantageDiagnostics } from "../diagnostics/advantages.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
@@ -56,22 +57,24 @@ export class AdvantageBatch {
    */
   advantages(): { rewards: Float64Array; groupIds: Int32Array; components: { names: string[]; scores: Float64Array[] }; advantages: Float64Array; warnings: string[] } {
     const r = this.rows.compute();
-    const { order, offsets, count } = r.input.groups;
-    const groupIds = new Int32Array(order.length);
-    for (let g = 0; g < count; g++) for (let k = offsets[g]!; k < offsets[g + 1]!; k++) groupIds[order[k]!] = g;
-    return { rewards: r.input.rewards, groupIds, components: r.input.components!, advantages: r.advantages, warnings: r.warnings };
+    return { rewards: r.input.rewards, groupIds: groupIdsOf(r.input.groups), components: r.input.components!, advantages: r.advantages, warnings: r.warnings };
   }
 
   /** Advantages of the batch, shape [n] (NaN where undefined), and the run's advantage diagnostics (for summaries). */
   compute(): { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; diagnostics: AdvantageDiagnostics; warnings: string[] } {
     const r = this.rows.compute();
-    const { order, offsets, count } = r.input.groups;
-    const groupIds = new Int32Array(order.length);
-    for (let g = 0; g < count; g++) for (let k = offsets[g]!; k < offsets[g + 1]!; k++) groupIds[order[k]!] = g;
+    const groupIds = groupIdsOf(r.input.groups);
     // components are already as the reward saw them (unscorable = 0 under `onUnscorable: zero`)
     const diagnostics = advantageDiagnostics(r.input, r.advantages);
     return { rewards: r.input.rewards, groupIds, advantages: r.advantages, diagnostics, warnings: r.warnings };
   }
+}
+
+/** Dense group id per rollout, shape [n], from a group index. */
+function groupIdsOf(groups: GroupIndex): Int32Array {
+  const ids = new Int32Array(groups.order.length);
+  for (let g = 0; g < groups.count; g++) for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) ids[groups.order[k]!] = g;
+  return ids;
 }
 
 /**
