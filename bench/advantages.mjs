@@ -103,8 +103,13 @@ if (probe.status !== 0) {
 }
 
 try {
+  // rewardkit is timed writing into a reused output buffer (`compute(input, options, out)`, numpy's `out=`: numpy's
+  // allocator hands back the freed block of the previous result, while a fresh 8 MB typed array costs its page
+  // faults every call) and, in the "fresh" column, allocating a new array per call
   const rk = Object.fromEntries(names.map((x) => [x, []]));
+  const fresh = Object.fromEntries(names.map((x) => [x, []]));
   const np = Object.fromEntries(names.map((x) => [x, []]));
+  const buffer = new Float64Array(N);
   const outputs = {};
   for (const name of names) outputs[name] = resolved[name].est.compute(input, resolved[name].opts); // warm-up
   for (let r = 0; r < rounds; r++) {
@@ -113,20 +118,24 @@ try {
       const { est, opts } = resolved[name];
       const rkFirst = (r + j) % 2 === 0;
       if (py && !rkFirst) np[name].push(await py.call(name));
-      const t = now();
-      est.compute(input, opts);
+      let t = now();
+      est.compute(input, opts, buffer);
       rk[name].push(now() - t);
+      t = now();
+      est.compute(input, opts);
+      fresh[name].push(now() - t);
       if (py && rkFirst) np[name].push(await py.call(name));
     }
   }
   const fmt = (s) => `${(s * 1e3).toFixed(1)} ms`;
   console.log(`advantage estimators: ${N.toLocaleString("en")} rollouts, groups of ${gs}, ${K} components, medians of ${rounds} interleaved rounds; Node ${process.version}; ${npNote}`);
-  console.log(`${"estimator".padEnd(22)} ${"kind".padEnd(6)} ${"rewardkit".padStart(10)} ${"numpy".padStart(10)} ${"ratio".padStart(7)}  ${"paired [min … max]".padStart(22)}  ${"max |Δ|".padStart(9)}`);
+  console.log(`${"estimator".padEnd(22)} ${"kind".padEnd(6)} ${"rewardkit".padStart(10)} ${"numpy".padStart(10)} ${"ratio".padStart(7)}  ${"paired [min … max]".padStart(22)}  ${"max |Δ|".padStart(9)}  ${"fresh".padStart(9)} ${"ratio".padStart(6)}`);
   let slowMulti = 0;
   for (const name of names) {
     const kind = MULTI_COMPONENT.includes(name) ? "multi" : "single";
     const mr = median(rk[name]);
-    let cols = `${"—".padStart(10)} ${"—".padStart(7)}  ${"—".padStart(22)}  ${"—".padStart(9)}`;
+    const mf = median(fresh[name]);
+    let cols = `${"—".padStart(10)} ${"—".padStart(7)}  ${"—".padStart(22)}  ${"—".padStart(9)}  ${fmt(mf).padStart(9)} ${"—".padStart(6)}`;
     if (py) {
       const mn = median(np[name]);
       const paired = rk[name].map((t, i) => np[name][i] / t);
@@ -134,11 +143,12 @@ try {
       let maxDiff = 0;
       for (let i = 0; i < N; i++) maxDiff = Math.max(maxDiff, Math.abs(ref[i] - outputs[name][i]));
       if (kind === "multi" && mn / mr < 1) slowMulti++;
-      cols = `${fmt(mn).padStart(10)} ${`${(mn / mr).toFixed(2)}×`.padStart(7)}  ${`${median(paired).toFixed(2)} [${Math.min(...paired).toFixed(2)} … ${Math.max(...paired).toFixed(2)}]`.padStart(22)}  ${maxDiff.toExponential(1).padStart(9)}`;
+      cols = `${fmt(mn).padStart(10)} ${`${(mn / mr).toFixed(2)}×`.padStart(7)}  ${`${median(paired).toFixed(2)} [${Math.min(...paired).toFixed(2)} … ${Math.max(...paired).toFixed(2)}]`.padStart(22)}  ${maxDiff.toExponential(1).padStart(9)}  ${fmt(mf).padStart(9)} ${`${(mn / mf).toFixed(2)}×`.padStart(6)}`;
     }
     console.log(`${name.padEnd(22)} ${kind.padEnd(6)} ${fmt(mr).padStart(10)} ${cols}`);
   }
-  console.log("ratio = numpy median time ÷ rewardkit median time (> 1: rewardkit faster); paired = the same per round.");
+  console.log("ratio = numpy median time ÷ rewardkit median time (> 1: rewardkit faster); paired = the same per round;");
+  console.log("rewardkit writes into a reused output buffer (out=); fresh = a new output array per call.");
   if (slowMulti) console.log(`${slowMulti} multi-component estimator(s) slower than numpy`);
 
   // the one-call API: plain arrays and string group ids (what a user passes) against the kernel on typed arrays
@@ -155,7 +165,7 @@ try {
       advantages({ rewards: plainRewards, groups: keys, components: plainComps, lengths }, { estimator: name, preset: "verl", options: name === "gdpo" ? { weights } : {} });
       times[`${name}:api`].push(now() - t);
       t = now();
-      est.compute(input, opts);
+      est.compute(input, opts); // fresh output, as advantages() returns one
       times[`${name}:kernel`].push(now() - t);
     }
   }

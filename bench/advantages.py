@@ -19,6 +19,9 @@ G = int(gid.max()) + 1
 W = np.array([1.0, 0.5, 1.0, 0.25])[:K]  # component weights, as in the driver
 
 
+np.seterr(invalid="ignore", divide="ignore")  # empty sub-groups (stratified) divide 0 by 0; they are not used
+
+
 def gstats(x, g=gid, G=G):
     n = np.bincount(g, minlength=G).astype(np.float64)
     mean = np.bincount(g, weights=x, minlength=G) / n

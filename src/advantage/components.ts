@@ -52,23 +52,23 @@ export function componentColumns(estimator: string, input: AdvantageInput, names
   return { names: picked, scores, weights: picked.map((p) => weights[p] ?? 1), scored };
 }
 
-/** True when some scored rollout has an unscorable selected component (read from the columns' group counts). */
-export function anyUnscorable(cols: ComponentColumns, stats: readonly GroupStats[]): boolean {
-  return stats.some((st) => {
+/** Non-null scores per component, summed over the groups of its statistics. */
+export function nonNullCounts(stats: readonly GroupStats[]): number[] {
+  return stats.map((st) => {
     let total = 0;
     for (let g = 0; g < st.n.length; g++) total += st.n[g]!;
-    return total < cols.scored;
+    return total;
   });
 }
 
 /**
  * 1 for a rollout whose reward is a number but whose every selected component is unscorable: it carries no
  * signal, so it takes no part in batch statistics and gets advantage 0 (TRL's `unscorable_mask`,
- * `grpo_trainer.py`). Undefined when there is no such rollout (decided from the group counts: no row scan when
- * nothing is unscorable).
+ * `grpo_trainer.py`). Undefined when there is no such rollout — decided first from `counts` (non-null scores per
+ * component, from the group statistics): no row scan when nothing is unscorable.
  */
-export function unscorableRows(input: AdvantageInput, cols: ComponentColumns, stats: readonly GroupStats[]): Uint8Array | undefined {
-  if (!anyUnscorable(cols, stats)) return undefined;
+export function unscorableRows(input: AdvantageInput, cols: ComponentColumns, counts: readonly number[]): Uint8Array | undefined {
+  if (counts.every((c) => c >= cols.scored)) return undefined;
   const { rewards } = input;
   const skip = new Uint8Array(rewards.length);
   let any = false;
@@ -87,10 +87,10 @@ export function unscorableRows(input: AdvantageInput, cols: ComponentColumns, st
 /**
  * The starting advantages of a multi-component estimator, shape [n]: NaN where the reward is null (those rollouts
  * get no advantage), 0 elsewhere (each component then adds its term). `scored`: the count of non-null rewards
- * when known (equal to n: no scan).
+ * when known (equal to n: no scan). `buffer` (length n): written and returned instead of a fresh array (`out=`).
  */
-export function zerosUnlessNull(rewards: Float64Array, scored?: number): Float64Array {
-  const out = new Float64Array(rewards.length);
+export function zerosUnlessNull(rewards: Float64Array, scored?: number, buffer?: Float64Array): Float64Array {
+  const out = buffer !== undefined && buffer.length === rewards.length ? buffer.fill(0) : new Float64Array(rewards.length);
   if (scored === rewards.length) return out; // no null reward (counted by componentColumns)
   for (let i = 0; i < rewards.length; i++) if (rewards[i] !== rewards[i]) out[i] = NaN;
   return out;

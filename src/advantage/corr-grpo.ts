@@ -31,16 +31,17 @@ export type CorrGrpoOptions = z.infer<typeof corrGrpoOptions>;
  * reward's units (set `batchNorm: sqrt-var` for a scale-free result). Null handling as in `gdpo`.
  * @returns advantages, shape [n].
  */
-export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Array {
+export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions, buffer?: Float64Array): Float64Array {
   const cols = componentColumns("corr_grpo", input, o.components, o.weights);
   const scores = cols.scores;
   const K = scores.length;
   const w = cols.weights;
-  const out = zerosUnlessNull(input.rewards, cols.scored);
+  const out = zerosUnlessNull(input.rewards, cols.scored, buffer);
   const { groups } = input;
   const { order, offsets } = groups;
   // each group's statistics are accumulated right before the group is used (its scores are then in cache)
-  const stats = scores.map(() => emptyStats(groups.count));
+  const stats = scores.map(() => emptyStats(1)); // one group's statistics at a time, per component
+  const counts = new Array<number>(K).fill(0);
   let anyPairwise = false;
   const active = new Uint8Array(K);
   const mu = new Float64Array(K);
@@ -56,10 +57,11 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
     let pairwise = false;
     for (let k = 0; k < K; k++) {
       const st = stats[k]!;
-      accumulateGroup(scores[k]!, groups, g, st);
-      if (st.n[g]! < scoredHere) pairwise = true; // an unscorable score here: correlations over the pairs present
-      active[k] = w[k] !== 0 && st.max[g]! > st.min[g]! ? 1 : 0;
-      mu[k] = st.mean[g]!;
+      accumulateGroup(scores[k]!, groups, g, st, undefined, 0);
+      counts[k]! += st.n[0]!;
+      if (st.n[0]! < scoredHere) pairwise = true; // an unscorable score here: correlations over the pairs present
+      active[k] = w[k] !== 0 && st.max[0]! > st.min[0]! ? 1 : 0;
+      mu[k] = st.mean[0]!;
       if (active[k]) any = true;
     }
     if (pairwise) anyPairwise = true;
@@ -84,14 +86,14 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions): Float64Arra
       D += 1;
       for (let l = k + 1; l < K; l++) {
         if (!active[l]) continue;
-        const rho = pairwise ? pearson(scores[k]!, scores[l]!, order, start, end) : correlation(cross[k * K + l]!, stats[k]!, stats[l]!, g);
+        const rho = pairwise ? pearson(scores[k]!, scores[l]!, order, start, end) : correlation(cross[k * K + l]!, stats[k]!, stats[l]!, 0);
         D += 2 * Math.sign(w[k]! * w[l]!) * rho;
       }
     }
     const inv = 1 / Math.sqrt(Math.max(D, 0) + o.epsilon);
     for (let j = start; j < end; j++) out[order[j]!]! *= inv; // NaN (null reward) stays NaN
   }
-  batchNormalize(out, input, o, "corr_grpo", anyPairwise ? unscorableRows(input, cols, stats) : undefined);
+  batchNormalize(out, input, o, "corr_grpo", anyPairwise ? unscorableRows(input, cols, counts) : undefined);
   return out;
 }
 

@@ -238,3 +238,21 @@ describe("advantages(): group keys", () => {
     expect(ids.size).toBe(1234);
   });
 });
+
+describe("out buffers", () => {
+  it("every estimator given `out` returns the same advantages as without it", async () => {
+    const { getEstimator, estimatorNames } = await import("./registry.js");
+    const inp: AdvantageInput = {
+      ...input,
+      components: { names: ["a", "b"], scores: [Float64Array.from([1, 0, 1, 0, 1, 0.5, 0, 0, 1, 1, 0]), Float64Array.from([0, 1, 0.5, 1, 0, 0, 1, 1, 0.5, 0, 1])] },
+      lengths: Float64Array.from([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5]),
+      strata: Int32Array.from([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]),
+    };
+    for (const name of estimatorNames()) {
+      const est = getEstimator(name)!;
+      const o = est.options.parse({});
+      const buf = new Float64Array(inp.rewards.length).fill(7);
+      close(est.compute(inp, o, buf), [...est.compute(inp, o)]);
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { batchNormalize, batchOptions } from "./batch-norm.js";
 import { singletonFactor, singletonOption } from "./common.js";
-import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
+import { componentColumns, componentOptions, nonNullCounts, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
 import { accumulateGroup, emptyStats, groupStats } from "./group-stats.js";
 import { grpo, grpoOptions } from "./grpo.js";
@@ -47,31 +47,35 @@ export type GdpoOptions = z.infer<typeof gdpoOptions>;
  * @param input rewards shape [n] (only its nulls are read), components.scores K × [n].
  * @returns advantages, shape [n].
  */
-export function gdpo(input: AdvantageInput, o: GdpoOptions): Float64Array {
+export function gdpo(input: AdvantageInput, o: GdpoOptions, out?: Float64Array): Float64Array {
   const cols = componentColumns("gdpo", input, o.components, o.weights);
-  const x = zerosUnlessNull(input.rewards, cols.scored);
+  const x = zerosUnlessNull(input.rewards, cols.scored, out);
   const { groups } = input;
   const fast = o.baseline === "mean";
-  const stats = cols.scores.map(() => emptyStats(groups.count));
+  const K = cols.scores.length;
+  const counts = new Array<number>(K).fill(0);
   const grpoOpts = fast ? undefined : grpoOptions.parse({ baseline: o.baseline, std: o.std, stdOver: o.stdOver, epsilon: o.epsilon, epsilonWhere: o.epsilonWhere, singleton: o.singleton });
   if (fast) {
     // group-major: each group's slice of x stays in cache while every component adds its term
     const per = { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) } as const;
+    const st = emptyStats(1); // one group's statistics at a time
     for (let g = 0; g < groups.count; g++) {
-      for (let k = 0; k < cols.scores.length; k++) {
-        accumulateGroup(cols.scores[k]!, groups, g, stats[k]!);
-        applyGroup(cols.scores[k]!, groups, g, stats[k]!, per, x, cols.weights[k]!, true);
+      for (let k = 0; k < K; k++) {
+        accumulateGroup(cols.scores[k]!, groups, g, st, undefined, 0);
+        counts[k]! += st.n[0]!;
+        applyGroup(cols.scores[k]!, groups, g, st, per, x, cols.weights[k]!, true, 0);
       }
     }
   } else {
     cols.scores.forEach((s, k) => {
-      stats[k] = groupStats(s, groups);
-      const a = grpo({ rewards: s, groups }, grpoOpts!, undefined, stats[k]);
+      const stats = groupStats(s, groups);
+      counts[k] = nonNullCounts([stats])[0]!;
+      const a = grpo({ rewards: s, groups }, grpoOpts!, undefined, stats);
       const weight = cols.weights[k]!;
       for (let i = 0; i < a.length; i++) if (a[i] === a[i]) x[i]! += weight * a[i]!;
     });
   }
-  batchNormalize(x, input, o, "gdpo", unscorableRows(input, cols, stats));
+  batchNormalize(x, input, o, "gdpo", unscorableRows(input, cols, counts));
   return x;
 }
 

@@ -41,11 +41,11 @@ export function emptyStats(count: number, weighted = false): GroupStats {
 }
 
 /**
- * The one per-group accumulation: fills `st` at index `g` from the group's non-null values (see
- * {@link groupStats}). Estimators that apply a group's statistics right after computing them (the centered
+ * The one per-group accumulation: fills `st` at index `at` (default `g`) from group g's non-null values (see
+ * {@link groupStats}); `at = 0` with a one-group `st` is a scratch that costs no [G]-sized arrays. Estimators that apply a group's statistics right after computing them (the centered
  * kernel) call it group by group, so the group's values are read twice while they are in cache.
  */
-export function accumulateGroup(values: Float64Array, groups: GroupIndex, g: number, st: GroupStats, weights?: Float64Array): void {
+export function accumulateGroup(values: Float64Array, groups: GroupIndex, g: number, st: GroupStats, weights?: Float64Array, at = g): void {
   const { order, offsets } = groups;
   const id = groups.identity === true;
   const start = offsets[g]!;
@@ -84,14 +84,14 @@ export function accumulateGroup(values: Float64Array, groups: GroupIndex, g: num
         }
       }
     }
-    st.n[g] = n;
-    st.min[g] = lo;
-    st.max[g] = hi;
-    if (n === 0) st.mean[g] = NaN;
+    st.n[at] = n;
+    st.min[at] = lo;
+    st.max[at] = hi;
+    if (n === 0) st.mean[at] = NaN;
     else {
       const dm = s / n;
-      st.mean[g] = x0 + dm;
-      st.m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
+      st.mean[at] = x0 + dm;
+      st.m2[at] = hi > lo ? Math.max(0, q - s * dm) : 0;
     }
     return;
   }
@@ -112,16 +112,16 @@ export function accumulateGroup(values: Float64Array, groups: GroupIndex, g: num
       if (v > hi) hi = v;
     }
   }
-  st.n[g] = n;
-  st.min[g] = lo;
-  st.max[g] = hi;
-  st.weight![g] = w;
-  if (n === 0) st.mean[g] = NaN;
+  st.n[at] = n;
+  st.min[at] = lo;
+  st.max[at] = hi;
+  st.weight![at] = w;
+  if (n === 0) st.mean[at] = NaN;
   else if (w > 0) {
     const dm = s / w;
-    st.mean[g] = x0 + dm;
-    st.m2[g] = hi > lo ? Math.max(0, q - s * dm) : 0;
-  } else st.mean[g] = x0 + ps / n;
+    st.mean[at] = x0 + dm;
+    st.m2[at] = hi > lo ? Math.max(0, q - s * dm) : 0;
+  } else st.mean[at] = x0 + ps / n;
 }
 
 /** 1 where the group has no non-null value or all its non-null values are equal (a singleton included). Shape [G]. */

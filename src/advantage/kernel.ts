@@ -38,26 +38,33 @@ export interface CenterScaleOptions {
 export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats | undefined, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }, fill = false): Float64Array {
   const n = rewards.length;
   if (out === undefined || out.length !== n) out = new Float64Array(n);
-  const fused = stats === undefined || fill;
-  const st = stats ?? emptyStats(groups.count);
   const w = add ? add.weight : 1;
+  if (stats === undefined) {
+    // fused, with a one-group scratch: no [G]-sized allocations
+    const st = emptyStats(1);
+    for (let g = 0; g < groups.count; g++) {
+      accumulateGroup(rewards, groups, g, st, undefined, 0);
+      applyGroup(rewards, groups, g, st, o, out, w, add !== undefined, 0);
+    }
+    return out;
+  }
   for (let g = 0; g < groups.count; g++) {
-    if (fused) accumulateGroup(rewards, groups, g, st);
-    applyGroup(rewards, groups, g, st, o, out, w, add !== undefined);
+    if (fill) accumulateGroup(rewards, groups, g, stats);
+    applyGroup(rewards, groups, g, stats, o, out, w, add !== undefined);
   }
   return out;
 }
 
 /**
  * Writes group g of {@link centerScale}: out_i = w · (r_i − c_g) · f_g, or adds it (`add`: out_i += …, null
- * rewards skipped). Multi-component estimators call it component after component inside one group, so the
+ * rewards skipped), from the statistics at index `at` of `st` (default g). Multi-component estimators call it component after component inside one group, so the
  * group's slice of `out` stays in cache across components.
  */
-export function applyGroup(rewards: Float64Array, groups: GroupIndex, g: number, st: GroupStats, o: CenterScaleOptions, out: Float64Array, w: number, add: boolean): void {
+export function applyGroup(rewards: Float64Array, groups: GroupIndex, g: number, st: GroupStats, o: CenterScaleOptions, out: Float64Array, w: number, add: boolean, at = g): void {
   const { order, offsets } = groups;
   const start = offsets[g]!;
   const end = offsets[g + 1]!;
-  const m = st.n[g]!;
+  const m = st.n[at]!;
   let c: number;
   let f: number;
   if (m === 0) {
@@ -66,14 +73,14 @@ export function applyGroup(rewards: Float64Array, groups: GroupIndex, g: number,
   } else if (m === 1) {
     c = 0;
     f = o.singleton;
-  } else if (!(st.max[g]! > st.min[g]!)) {
-    c = st.mean[g]!; // = every value exactly: r − c = 0
+  } else if (!(st.max[at]! > st.min[at]!)) {
+    c = st.mean[at]!; // = every value exactly: r − c = 0
     f = 0;
   } else {
     const factor = o.factor ?? 1;
-    c = st.mean[g]!;
+    c = st.mean[at]!;
     f = o.center === "leave-one-out" ? (factor * m) / (m - 1) : factor;
-    if (o.scale === "std") f /= Math.sqrt(st.m2[g]! / (o.std === "population" ? m : m - 1)) + (o.epsilon ?? 0);
+    if (o.scale === "std") f /= Math.sqrt(st.m2[at]! / (o.std === "population" ? m : m - 1)) + (o.epsilon ?? 0);
   }
   f *= w;
   if (groups.identity === true) {

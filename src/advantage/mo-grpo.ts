@@ -30,19 +30,22 @@ export type MoGrpoOptions = z.infer<typeof moGrpoOptions>;
  * @param input components.scores K × [n]; rewards shape [n] (nulls only).
  * @returns advantages, shape [n].
  */
-export function moGrpo(input: AdvantageInput, o: MoGrpoOptions): Float64Array {
+export function moGrpo(input: AdvantageInput, o: MoGrpoOptions, buffer?: Float64Array): Float64Array {
   const cols = componentColumns("mo_grpo", input, o.components, o.weights);
-  const out = zerosUnlessNull(input.rewards, cols.scored);
+  const out = zerosUnlessNull(input.rewards, cols.scored, buffer);
   const { groups } = input;
-  const stats = cols.scores.map(() => emptyStats(groups.count));
+  const K = cols.scores.length;
+  const counts = new Array<number>(K).fill(0);
+  const st = emptyStats(1); // one group's statistics at a time
   const per = { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 } as const;
   for (let g = 0; g < groups.count; g++) {
-    for (let k = 0; k < cols.scores.length; k++) {
-      accumulateGroup(cols.scores[k]!, groups, g, stats[k]!);
-      applyGroup(cols.scores[k]!, groups, g, stats[k]!, per, out, cols.weights[k]!, true);
+    for (let k = 0; k < K; k++) {
+      accumulateGroup(cols.scores[k]!, groups, g, st, undefined, 0);
+      counts[k]! += st.n[0]!;
+      applyGroup(cols.scores[k]!, groups, g, st, per, out, cols.weights[k]!, true, 0);
     }
   }
-  batchNormalize(out, input, o, "mo_grpo", unscorableRows(input, cols, stats));
+  batchNormalize(out, input, o, "mo_grpo", unscorableRows(input, cols, counts));
   return out;
 }
 

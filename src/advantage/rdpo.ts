@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
-import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
+import { componentColumns, componentOptions, nonNullCounts, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
 import { groupStats } from "./group-stats.js";
 import { inverseSqrtPsd } from "./linalg.js";
@@ -38,7 +38,7 @@ export type RdpoOptions = z.infer<typeof rdpoOptions>;
  * of each component (quantiles and m are), unscorable scores give u = 0.
  * @returns advantages, shape [n].
  */
-export function rdpo(input: AdvantageInput, o: RdpoOptions): Float64Array {
+export function rdpo(input: AdvantageInput, o: RdpoOptions, buffer?: Float64Array): Float64Array {
   const sel = componentColumns("rdpo", input, o.components, o.weights);
   const scores = sel.scores;
   const K = scores.length;
@@ -109,7 +109,7 @@ export function rdpo(input: AdvantageInput, o: RdpoOptions): Float64Array {
     }
   }
   const cache = new Map<number, { comps: number[]; w: Float64Array }>();
-  const out = zerosUnlessNull(input.rewards, sel.scored);
+  const out = zerosUnlessNull(input.rewards, sel.scored, buffer);
   for (let g = 0; g < input.groups.count; g++) {
     const mask = activeMask[g]!;
     if (mask === 0) continue;
@@ -135,7 +135,7 @@ export function rdpo(input: AdvantageInput, o: RdpoOptions): Float64Array {
       out[i] = x;
     }
   }
-  batchNormalize(out, input, o, "rdpo", unscorableRows(input, sel, stats));
+  batchNormalize(out, input, o, "rdpo", unscorableRows(input, sel, nonNullCounts(stats)));
   return out;
 }
 

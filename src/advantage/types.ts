@@ -31,8 +31,8 @@ export interface EstimatorDefinition<O = unknown> {
   uses?: readonly EstimatorNeed[];
   /**
    * Returns one advantage per rollout, shape [n]; NaN where the reward is null. Pure. `out` (optional, length n):
-   * a buffer the single-reward estimators may write into and return instead of allocating (numpy's `out=`); the
-   * others ignore it. Either way, use the returned array.
+   * a buffer the estimator may write into and return instead of allocating 8 bytes × n (numpy's `out=`; a fresh
+   * large typed array costs its page faults every call). Either way, use the returned array.
    */
   compute(input: AdvantageInput, options: O, out?: Float64Array): Float64Array;
 }
