@@ -45,8 +45,6 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions, buffer?: Flo
   let anyPairwise = false;
   const active = new Uint8Array(K);
   const mu = new Float64Array(K);
-  const d = new Float64Array(K);
-  const cross = new Float64Array(K * K);
   const { rewards } = input;
   for (let g = 0; g < groups.count; g++) {
     const start = offsets[g]!;
@@ -66,27 +64,26 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions, buffer?: Flo
     }
     if (pairwise) anyPairwise = true;
     if (!any) continue; // every scored rollout stays at 0
-    // one pass: the centered weighted total c_i (kept in out) and, without unscorable scores, the cross products
-    cross.fill(0);
-    for (let j = start; j < end; j++) {
-      const i = order[j]!;
-      let c = 0;
-      for (let k = 0; k < K; k++) {
-        const v = scores[k]![i]!;
-        const dk = active[k] && v === v ? v - mu[k]! : 0;
-        d[k] = dk;
-        c += w[k]! * dk;
+    // the centered weighted total c_i, component by component into the group's slice of out (in cache)
+    for (let k = 0; k < K; k++) {
+      if (!active[k]) continue;
+      const sk = scores[k]!;
+      const m = mu[k]!;
+      const f = w[k]!;
+      for (let j = start; j < end; j++) {
+        const i = order[j]!;
+        const v = sk[i]!;
+        if (v === v && rewards[i] === rewards[i]) out[i]! += f * (v - m);
       }
-      if (rewards[i] === rewards[i]) out[i] = c;
-      if (!pairwise) for (let k = 0; k < K; k++) for (let l = k + 1; l < K; l++) cross[k * K + l]! += d[k]! * d[l]!;
     }
+    // D: Σ of the correlation matrix of the active components (ρ_kk = 1), each pair in its own tight loop
     let D = 0;
     for (let k = 0; k < K; k++) {
       if (!active[k]) continue;
       D += 1;
       for (let l = k + 1; l < K; l++) {
         if (!active[l]) continue;
-        const rho = pairwise ? pearson(scores[k]!, scores[l]!, order, start, end) : correlation(cross[k * K + l]!, stats[k]!, stats[l]!, 0);
+        const rho = pairwise ? pearson(scores[k]!, scores[l]!, order, start, end) : correlation(crossSum(scores[k]!, mu[k]!, scores[l]!, mu[l]!, order, start, end), stats[k]!, stats[l]!, 0);
         D += 2 * Math.sign(w[k]! * w[l]!) * rho;
       }
     }
@@ -95,6 +92,16 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions, buffer?: Flo
   }
   batchNormalize(out, input, o, "corr_grpo", anyPairwise ? unscorableRows(input, cols, counts) : undefined);
   return out;
+}
+
+/** Σ (a − ma)(b − mb) over the segment (no null scores in it). */
+function crossSum(a: Float64Array, ma: number, b: Float64Array, mb: number, order: Int32Array, start: number, end: number): number {
+  let c = 0;
+  for (let j = start; j < end; j++) {
+    const i = order[j]!;
+    c += (a[i]! - ma) * (b[i]! - mb);
+  }
+  return c;
 }
 
 /** ρ from a cross-product sum and the two columns' m2 in group g, clamped to [−1, 1]. */
