@@ -1,156 +1,184 @@
-"""Plain numpy implementations of rewardkit's advantage formulas, timed on the batch written by
-bench/advantages.mjs. Usage: python3 bench/advantages.py <dir> <n> <group size> <components> <repeats>.
-Prints one JSON object: {estimator: {"seconds": best time, "checksum": [advantages …]}} (advantages saved as .f64 files)."""
+"""numpy baselines for bench/advantages.mjs: general-group (bincount) implementations of rewardkit's estimators with
+the presets the benchmark runs, on the batch the driver writes. A long-lived worker: it loads the batch, writes
+each estimator's output once (for the max |Δ| column), prints "ready", then answers each line `name` on stdin with
+one timed call `{"s": seconds}` on stdout, so the driver can interleave numpy and rewardkit call by call.
+
+Usage (by the driver): python3 bench/advantages.py <dir> <n> <components> <names,comma,separated>
+Group ids are arbitrary integers (np.bincount), not a reshape: the layout any real batch has."""
 import json, sys, time
 import numpy as np
 
-d, n, gs, K, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-G = n // gs
-R = np.fromfile(f"{d}/rewards.f64").reshape(G, gs)
-C = np.fromfile(f"{d}/components.f64").reshape(K, G, gs)
-L = np.fromfile(f"{d}/lengths.f64").reshape(G, gs)
-S = np.fromfile(f"{d}/strata.f64").reshape(G, gs)
+d, N, K = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+names = sys.argv[4].split(",")
+R = np.fromfile(f"{d}/rewards.f64")
+C = np.fromfile(f"{d}/components.f64").reshape(K, N)
+L = np.fromfile(f"{d}/lengths.f64")
+S = np.fromfile(f"{d}/strata.f64").astype(np.int64)
+gid = np.fromfile(f"{d}/groups.i32", dtype=np.int32).astype(np.int64)
+G = int(gid.max()) + 1
+W = np.array([1.0, 0.5, 1.0, 0.25])[:K]  # component weights, as in the driver
 
 
-def grpo(R, eps=1e-6):
-    m = R.mean(1, keepdims=True)
-    s = R.std(1, ddof=1, keepdims=True)
-    return (R - m) / (s + eps)
+np.seterr(invalid="ignore", divide="ignore")  # empty sub-groups (stratified) divide 0 by 0; they are not used
 
 
-def dr_grpo(R):
-    return R - R.mean(1, keepdims=True)
+def gstats(x, g=gid, G=G):
+    n = np.bincount(g, minlength=G).astype(np.float64)
+    mean = np.bincount(g, weights=x, minlength=G) / n
+    dev = x - mean[g]
+    m2 = np.bincount(g, weights=dev * dev, minlength=G)
+    return n, dev, m2
 
 
-def rloo(R):
-    return gs / (gs - 1) * (R - R.mean(1, keepdims=True))
+def zscore(x, ddof, eps, g=gid, G=G):
+    n, dev, m2 = gstats(x, g, G)
+    return dev / (np.sqrt(m2 / (n - ddof)) + eps)[g]
 
 
-def whiten(x, eps=1e-8):
-    return (x - x.mean()) / np.sqrt(x.var(ddof=1) + eps)
+def whiten(x, w=None, pop=False, mode="sqrt", eps=1e-8):
+    w = np.ones_like(x) if w is None else w
+    T = w.sum()
+    m = (w * x).sum() / T
+    var = (w * (x - m) ** 2).sum() / (T if pop else T - 1)
+    return (x - m) / (np.sqrt(var + eps) if mode == "sqrt" else np.sqrt(max(var, eps)))
 
 
-def rpp(R):
-    return whiten(R - R.mean(1, keepdims=True))
+def grpo(x=R):  # verl: (r − μ)/(σ_{n−1} + 1e-6)
+    return zscore(x, 1, 1e-6)
 
 
-def opo(R):
-    return R - ((L * R).sum(1, keepdims=True) / L.sum(1, keepdims=True))
+def dr_grpo():
+    return gstats(R)[1]
 
 
-def passk(R, eps=1e-6):
-    A = np.zeros_like(R)
-    top2 = -np.partition(-R, 1, axis=1)[:, :2]
-    best = R.argmax(1)
-    A[np.arange(G), best] = (top2[:, 0] - top2[:, 1]) / (R.std(1, ddof=1) + eps)
+def rloo():
+    n, dev, _ = gstats(R)
+    return (n / (n - 1))[gid] * dev
+
+
+def reinforce_pp_baseline():  # verl: r − μ, masked_whiten over tokens (weights = lengths)
+    return whiten(gstats(R)[1], L)
+
+
+def opo():
+    b = np.bincount(gid, weights=L * R, minlength=G) / np.bincount(gid, weights=L, minlength=G)
+    return R - b[gid]
+
+
+def sorted_by_group(x):
+    """Positions sorted by (group, value), and each position's first/last index of its (group, value) run and group."""
+    o = np.lexsort((x, gid))
+    gs, xs = gid[o], x[o]
+    new_g = np.r_[True, gs[1:] != gs[:-1]]
+    new_run = new_g | np.r_[True, xs[1:] != xs[:-1]]
+    idx = np.arange(N)
+    g_start = np.maximum.accumulate(np.where(new_g, idx, 0))
+    r_start = np.maximum.accumulate(np.where(new_run, idx, 0))
+    r_end = np.minimum.accumulate(np.where(np.r_[new_run[1:], True], idx, N)[::-1])[::-1]
+    return o, g_start, r_start, r_end
+
+
+def midrank(x):
+    o, g_start, r_start, r_end = sorted_by_group(x)
+    out = np.empty(N)
+    out[o] = (r_start + r_end) / 2 - g_start + 1
+    return out
+
+
+def grpo_passk():  # verl: only the best gets (r_max − r_2nd)/(σ_{n−1} + 1e-6)
+    o = np.lexsort((-R, gid))
+    gs = gid[o]
+    first = np.r_[True, gs[1:] != gs[:-1]]
+    best = o[first]
+    second = R[o[np.flatnonzero(first) + 1]]
+    n, _, m2 = gstats(R)
+    A = np.zeros(N)
+    A[best] = (R[best] - second) / (np.sqrt(m2 / (n - 1)) + 1e-6)
     return A
 
 
-def gpg(R):
-    alpha = R.size / max(1, np.count_nonzero(R))
-    return alpha * (R - R.mean(1, keepdims=True))
+def gpg():
+    return R.size / max(1, np.count_nonzero(R)) * gstats(R)[1]
 
 
-def midrank(R):
-    less = (R[:, None, :] < R[:, :, None]).sum(2)
-    eq = (R[:, None, :] == R[:, :, None]).sum(2)
-    return less + (eq + 1) / 2
+def rank():
+    n = np.bincount(gid, minlength=G).astype(np.float64)[gid]
+    return (midrank(R) - (n + 1) / 2) * 2 / (n - 1)
 
 
-def rank(R):
-    return (midrank(R) - (gs + 1) / 2) * 2 / (gs - 1)
+def stratified(alpha=0.5, eps=1e-6):
+    sub = gid * 2 + S
+    n, dev, m2 = gstats(R, sub, 2 * G)
+    glob = zscore(R, 0, eps)
+    san = dev / (np.sqrt(m2 / np.maximum(n, 1)) + eps)[sub]
+    return np.where(n[sub] >= 2, alpha * san + (1 - alpha) * glob, glob)
 
 
-def stratified(R, alpha=0.5, eps=1e-6):
-    glob_s = R.std(1, keepdims=True)
-    flat = R.max(1, keepdims=True) == R.min(1, keepdims=True)
-    glob = np.where(flat, 0.0, (R - R.mean(1, keepdims=True)) / (glob_s + eps))
-    out = glob.copy()
-    for s in (0.0, 1.0):
-        M = S == s
-        k = M.sum(1, keepdims=True)
-        mean = np.where(k > 0, (R * M).sum(1, keepdims=True) / np.maximum(k, 1), 0)
-        var = ((R - mean) ** 2 * M).sum(1, keepdims=True) / np.maximum(k, 1)
-        hi = np.where(M, R, -np.inf).max(1, keepdims=True)
-        lo = np.where(M, R, np.inf).min(1, keepdims=True)
-        san = np.where(hi > lo, (R - mean) / (np.sqrt(var) + eps), 0.0)
-        out = np.where(M & (k >= 2), alpha * san + (1 - alpha) * glob, out)
-    return out
+def gdpo():  # verl: per component (s − μ)/(σ_{n−1} + 1e-6), weighted sum, masked_whiten over tokens
+    x = sum(W[k] * zscore(C[k], 1, 1e-6) for k in range(K))
+    return whiten(x, L)
 
 
-def zscore(X, ddof, eps):
-    m = X.mean(2, keepdims=True)
-    s = X.std(2, ddof=ddof, keepdims=True)
-    flat = X.max(2, keepdims=True) == X.min(2, keepdims=True)
-    return np.where(flat, 0.0, (X - m) / (s + eps))
+def mo_grpo():
+    return sum(W[k] * zscore(C[k], 0, 1e-6) for k in range(K))
 
 
-def gdpo(C):
-    return whiten(zscore(C, 1, 1e-6).sum(0))
+def corr_grpo(eps=1e-6):
+    st = [gstats(W[k] * C[k]) for k in range(K)]
+    act = [m2 > 1e-24 for _, _, m2 in st]
+    D = np.zeros(G)
+    for k in range(K):
+        D += act[k]
+        for l in range(k + 1, K):
+            cross = np.bincount(gid, weights=st[k][1] * st[l][1], minlength=G)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rho = np.nan_to_num(cross / np.sqrt(st[k][2] * st[l][2]))
+            D += 2 * np.where(act[k] & act[l], rho, 0.0)
+    c = sum(np.where(act[k][gid], st[k][1], 0.0) for k in range(K))
+    return c / np.sqrt(np.maximum(D, 0) + eps)[gid]
 
 
-def mo_grpo(C):
-    return zscore(C, 0, 1e-6).sum(0)
-
-
-def corr_grpo(C, eps=1e-6):
-    c = C - C.mean(2, keepdims=True)
-    active = C.max(2) > C.min(2)  # K, G
-    cov = np.einsum("kgi,lgi->gkl", c, c)
-    sd = np.sqrt(np.einsum("gkk->gk", cov))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = cov / (sd[:, :, None] * sd[:, None, :])
-    act = active.T  # G, K
-    both = act[:, :, None] & act[:, None, :]
-    D = np.where(both, np.nan_to_num(rho), 0.0).sum((1, 2))
-    num = (c * active[:, :, None]).sum(0)
-    return num / (np.sqrt(np.maximum(D, 0))[:, None] + eps)
-
-
-def rdpo(C, tol=1e-10):
-    q = (midrank_k(C) - 0.5) / gs - 0.5
-    rng = C.reshape(K, -1).max(1) - C.reshape(K, -1).min(1)
-    spread = C.max(2) - C.min(2)
-    mag = np.where(rng[:, None] > 0, spread / np.where(rng > 0, rng, 1)[:, None], 0.0)
-    u = q * mag[:, :, None]
-    cov = np.einsum("kgi,lgi->kl", u, u) / (G * gs)
-    masks = ((spread > 0) & (rng[:, None] > 0)).T  # G, K
-    out = np.zeros((G, gs))
-    codes = masks @ (1 << np.arange(K))
-    for code in np.unique(codes):
-        if code == 0:
+def rdpo(tol=1e-10):
+    U = np.zeros((K, N))
+    masks = np.zeros(G, dtype=np.int64)
+    rng = C.max(1) - C.min(1)
+    n = np.bincount(gid, minlength=G).astype(np.float64)
+    for k in range(K):
+        o, g_start, r_start, r_end = sorted_by_group(C[k])
+        xs = C[k][o]
+        last = np.r_[gid[o][1:] != gid[o][:-1], True]
+        lo = np.empty(G); hi = np.empty(G)
+        lo[gid[o][g_start == np.arange(N)]] = xs[g_start == np.arange(N)]
+        hi[gid[o][last]] = xs[last]
+        active = (hi > lo) & (rng[k] > 0)
+        q = np.empty(N)
+        q[o] = ((r_start + r_end) / 2 - g_start + 0.5) / n[gid[o]] - 0.5
+        mag = np.where(active, (hi - lo) / (rng[k] if rng[k] > 0 else 1), 0.0)
+        U[k] = mag[gid] * q
+        masks |= active.astype(np.int64) << k
+    cov = U @ U.T / N
+    out = np.zeros(N)
+    code = masks[gid]
+    for m in np.unique(masks):
+        if m == 0:
             continue
-        comps = [k for k in range(K) if code >> k & 1]
+        comps = [k for k in range(K) if m >> k & 1]
         w, V = np.linalg.eigh(cov[np.ix_(comps, comps)])
         keep = w > tol * w.max()
         inv = (V[:, keep] / np.sqrt(w[keep])) @ V[:, keep].T
-        sel = codes == code
-        out[sel] = np.einsum("c,cgi->gi", inv.sum(0), u[comps][:, sel])
+        sel = code == m
+        out[sel] = (W[comps] @ inv) @ U[comps][:, sel]
     return out
 
 
-def midrank_k(C):
-    less = (C[:, :, None, :] < C[:, :, :, None]).sum(3)
-    eq = (C[:, :, None, :] == C[:, :, :, None]).sum(3)
-    return less + (eq + 1) / 2
-
-
-FNS = {
-    "grpo": lambda: grpo(R), "dr_grpo": lambda: dr_grpo(R), "rloo": lambda: rloo(R),
-    "reinforce_pp_baseline": lambda: rpp(R), "opo": lambda: opo(R), "grpo_passk": lambda: passk(R),
-    "gpg": lambda: gpg(R), "rank": lambda: rank(R), "stratified": lambda: stratified(R),
-    "gdpo": lambda: gdpo(C), "mo_grpo": lambda: mo_grpo(C), "corr_grpo": lambda: corr_grpo(C), "rdpo": lambda: rdpo(C),
-}
-only = set(sys.argv[6].split(",")) if len(sys.argv) > 6 and sys.argv[6] else set(FNS)
-res = {}
-for name, fn in FNS.items():
-    if name not in only:
-        continue
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        a = fn()
-        best = min(best, time.perf_counter() - t)
-    np.ascontiguousarray(a, dtype=np.float64).reshape(-1).tofile(f"{d}/np-{name}.f64")
-    res[name] = {"seconds": best}
-print(json.dumps(res))
+FNS = {f.__name__: f for f in [grpo, dr_grpo, rloo, reinforce_pp_baseline, opo, grpo_passk, gpg, rank, stratified, gdpo, mo_grpo, corr_grpo, rdpo]}
+for name in names:
+    np.ascontiguousarray(FNS[name](), dtype=np.float64).tofile(f"{d}/np-{name}.f64")
+print("ready", flush=True)
+for line in sys.stdin:
+    name = line.strip()
+    if not name:
+        break
+    t = time.perf_counter()
+    FNS[name]()
+    print(json.dumps({"s": time.perf_counter() - t}), flush=True)

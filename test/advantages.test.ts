@@ -5,6 +5,7 @@ import { cli, readJsonl, tmp } from "./helpers.js";
 
 interface Row {
   id: string;
+  completion: string;
   group: string;
   reward: number | null;
   advantage: number | null;
@@ -56,7 +57,7 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
     });
   }
 
-  it("gdpo --preset verl: per component (r − μ)/(σ_unbiased + 1e-6), summed, whitened with sqrt(var + 1e-8)", () => {
+  it("gdpo --preset verl: per component (r − μ)/(σ_unbiased + 1e-6), summed, whitened per token with sqrt(var + 1e-8)", () => {
     const out = join(dir, "gdpo.jsonl");
     const r = cli(["advantages", scored, "--estimator", "gdpo", "--preset", "verl", "--weights", "format=0", "-o", out]);
     expect(r.code, r.stderr).toBe(0);
@@ -75,13 +76,17 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
         });
       }
     }
-    const vals = [...sums.values()];
-    const m = mean(vals);
-    const v = vals.reduce((a, x) => a + (x - m) ** 2, 0) / (vals.length - 1);
+    // verl masked_whiten over the response tokens: no completion_tokens here, so each rollout's length is the
+    // documented ceil(characters / 4); W = Σ L, unbiased over W − 1 tokens
+    const L = new Map(rows.map((x) => [x.id, Math.ceil(x.completion.length / 4)]));
+    const W = [...L.values()].reduce((a, b) => a + b, 0);
+    const m = rows.reduce((a, x) => a + L.get(x.id)! * sums.get(x.id)!, 0) / W;
+    const v = rows.reduce((a, x) => a + L.get(x.id)! * (sums.get(x.id)! - m) ** 2, 0) / (W - 1);
+    expect(r.stderr).toContain("batch statistics per token");
     for (const row of rows) expect(Math.abs(row.advantage! - (sums.get(row.id)! - m) / Math.sqrt(v + 1e-8))).toBeLessThanOrEqual(1e-12);
   });
 
-  it("--filter zero_variance drops flat groups from the output; --diagnostics writes the run's diagnostics", () => {
+  it("--filter zero_variance: flat groups get advantage null and every row is written; --diagnostics writes the run's diagnostics", () => {
     const out = join(dir, "filtered.jsonl");
     const diag = join(dir, "diag.json");
     const r = cli(["advantages", scored, "--preset", "verl", "--filter", "zero_variance", "--diagnostics", diag, "-o", out]);
@@ -89,13 +94,16 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
     const all = readJsonl<Row>(scored);
     const flat = [...byGroup(all).values()].filter((g) => g.every((x) => x.reward === g[0]!.reward));
     const rows = readJsonl<Row>(out);
-    expect(rows.length).toBe(800 - flat.reduce((a, g) => a + g.length, 0));
-    expect(r.stderr).toMatch(/rollouts in zero-variance groups dropped/);
+    expect(rows.map((x) => x.id)).toEqual(all.map((x) => x.id));
+    const dropped = new Set(flat.flatMap((g) => g.map((x) => x.id)));
+    expect(dropped.size).toBeGreaterThan(0);
+    for (const row of rows) expect(row.advantage === null).toBe(dropped.has(row.id));
+    expect(r.stderr).toContain(`; ${dropped.size} rollouts in zero-variance groups filtered (advantage null)`);
     const d = JSON.parse(readFileSync(diag, "utf8"));
     expect(d.estimator).toBe("grpo");
     expect(d.groups.count).toBe(100);
     expect(d.groups.zeroVariance).toBe(flat.length); // flagged in the input, then dropped
-    expect(d.nullCount).toBe(800 - rows.length);
+    expect(d.nullCount).toBe(dropped.size);
     expect(d.componentCorrelation.names).toEqual(["accuracy", "format", "overlong"]);
     expect(d.ess).toBeGreaterThan(0);
   });

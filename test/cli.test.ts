@@ -220,8 +220,9 @@ describe("rewardkit advantages", () => {
 });
 
 describe("multi-component advantages through rewardkit score", () => {
-  it("gdpo defaults to the counting components with the spec's weights", () => {
+  it("gdpo defaults to the counting components with the spec's weights; --preset verl whitens per token", () => {
     const dir = tmp();
+    const L = [100, 300, 50, 400, 200, 10];
     const rows = [
       { id: "a", group: "g", completion: "\\boxed{1} ok", reference: "1" },
       { id: "b", group: "g", completion: "\\boxed{1}", reference: "1" },
@@ -229,7 +230,7 @@ describe("multi-component advantages through rewardkit score", () => {
       { id: "d", group: "g", completion: "\\boxed{2}", reference: "1" },
       { id: "e", group: "h", completion: "\\boxed{3} ok", reference: "3" },
       { id: "f", group: "h", completion: "\\boxed{4}", reference: "3" },
-    ];
+    ].map((row, i) => ({ ...row, completion_tokens: L[i] }));
     writeFileSync(join(dir, "in.jsonl"), rows.map((x) => JSON.stringify(x)).join("\n"));
     writeFileSync(
       join(dir, "s.yaml"),
@@ -239,7 +240,8 @@ describe("multi-component advantages through rewardkit score", () => {
     expect(r.stderr).toBe("");
     const got = r.stdout.trim().split("\n").map((l) => JSON.parse(l).advantage as number);
     // by hand: per component (r − μ_g)/(σ_unbiased + 1e-6) within each group, x = 1·A_acc + 0.5·A_polite,
-    // then batch whitening (x − mean)/sqrt(var_unbiased + 1e-8); the weight-0 format component is left out
+    // then verl's masked_whiten over tokens: each rollout counted completion_tokens times, unbiased over the
+    // W = Σ L tokens, (x − mean)/sqrt(var + 1e-8); the weight-0 format component is left out
     const norm = (v: number[]) => {
       const m = v.reduce((a, b) => a + b, 0) / v.length;
       const s = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
@@ -248,8 +250,9 @@ describe("multi-component advantages through rewardkit score", () => {
     const acc = [...norm([1, 1, 0, 0]), ...norm([1, 0])];
     const pol = [...norm([1, 0, 1, 0]), ...norm([1, 0])];
     const x = acc.map((a, i) => a + 0.5 * pol[i]!);
-    const m = x.reduce((a, b) => a + b, 0) / x.length;
-    const v = x.reduce((a, b) => a + (b - m) ** 2, 0) / (x.length - 1);
+    const W = L.reduce((a, b) => a + b, 0);
+    const m = x.reduce((a, b, i) => a + L[i]! * b, 0) / W;
+    const v = x.reduce((a, b, i) => a + L[i]! * (b - m) ** 2, 0) / (W - 1);
     x.forEach((xi, i) => expect(got[i]).toBeCloseTo((xi - m) / Math.sqrt(v + 1e-8), 9));
   });
 });

@@ -1,4 +1,5 @@
-import { buildGroupIndex, GroupIds } from "./groups.js";
+import { buildGroupIndex, StringIds } from "./groups.js";
+import type { GroupIndex } from "./groups.js";
 import { presetOptions } from "./presets.js";
 import { estimatorNames, getEstimator } from "./registry.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
@@ -36,7 +37,7 @@ export interface AdvantagesOptions {
 
 /** A batch for {@link advantages}: plain arrays accepted, `null` = null reward. */
 export interface AdvantagesBatch {
-  /** Reward per rollout, shape [n]. */
+  /** Reward per rollout, shape [n] (a Float64Array with NaN for null is used without a copy). */
   rewards: ArrayLike<number | null>;
   /** Group key per rollout (prompt id), shape [n]. */
   groups: ArrayLike<string | number>;
@@ -48,11 +49,70 @@ export interface AdvantagesBatch {
   strata?: ArrayLike<string | number>;
 }
 
-const toF64 = (xs: ArrayLike<number | null>): Float64Array => Float64Array.from({ length: xs.length }, (_, i) => xs[i] ?? NaN);
-const dense = (keys: ArrayLike<string | number>): Int32Array => {
-  const ids = new GroupIds();
-  return Int32Array.from({ length: keys.length }, (_, i) => ids.idOf(String(keys[i])));
-};
+/** Float64Array of `xs` with null/undefined → NaN; a Float64Array is used as is (estimators never write their input). */
+function toF64(xs: ArrayLike<number | null>): Float64Array {
+  if (xs instanceof Float64Array) return xs;
+  const n = xs.length;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = xs[i];
+    out[i] = v === null || v === undefined ? NaN : v;
+  }
+  return out;
+}
+
+/**
+ * Group index from keys (compared as strings: 1 and "1" are one group), dense ids in order of first appearance.
+ * A run of equal keys costs one comparison per rollout, not a hash lookup; when every group's rollouts are
+ * contiguous the index is built in the same pass (no counting sort).
+ */
+export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
+  const n = keys.length;
+  const ids = new StringIds();
+  const starts: number[] = [];
+  let prev: string | number | undefined;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    if (k === prev) continue;
+    const seen = ids.size;
+    ids.idOf(typeof k === "string" ? k : String(k));
+    if (ids.size === seen) return buildGroupIndex(denseIds(keys)); // a key seen before, after another one: not contiguous
+    starts.push(i);
+    prev = k;
+  }
+  const count = starts.length;
+  const offsets = new Int32Array(count + 1);
+  for (let g = 0; g < count; g++) offsets[g] = starts[g]!;
+  offsets[count] = n;
+  return { order: identityOrder(n), offsets, count, identity: true };
+}
+
+let identity = new Int32Array(0);
+/** [0, 1, …, n − 1], shared (estimators never write a GroupIndex): contiguous batches cost no order array. */
+function identityOrder(n: number): Int32Array {
+  if (identity.length < n) {
+    identity = new Int32Array(Math.max(n, 2 * identity.length));
+    for (let i = 0; i < identity.length; i++) identity[i] = i;
+  }
+  return identity.subarray(0, n);
+}
+
+/** Dense ids of `keys` (compared as strings), in order of first appearance; a run of equal keys costs one comparison. */
+function denseIds(keys: ArrayLike<string | number>): Int32Array {
+  const ids = new StringIds();
+  const out = new Int32Array(keys.length);
+  let prev: string | number | undefined;
+  let id = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (k !== prev) {
+      id = ids.idOf(typeof k === "string" ? k : String(k));
+      prev = k;
+    }
+    out[i] = id;
+  }
+  return out;
+}
 
 /**
  * Library entry point: advantages for a batch, by estimator name, preset and options.
@@ -71,9 +131,11 @@ export function advantages(batch: AdvantagesBatch, o: AdvantagesOptions = {}): F
   for (const [what, xs] of [["groups", batch.groups], ["lengths", batch.lengths], ["strata", batch.strata], ...Object.entries(batch.components ?? {})] as const) {
     if (xs && xs.length !== n) throw new RangeError(`${what}: length ${xs.length}, expected ${n}`);
   }
-  const input: AdvantageInput = { rewards: toF64(batch.rewards), groups: buildGroupIndex(dense(batch.groups)) };
-  if (batch.components) input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
-  if (batch.lengths) input.lengths = Float64Array.from(batch.lengths);
-  if (batch.strata) input.strata = dense(batch.strata);
+  const input: AdvantageInput = { rewards: toF64(batch.rewards), groups: groupIndexOf(batch.groups) };
+  // convert only what the estimator reads (a caller may hand every column to every estimator)
+  const reads = new Set([...(est.needs ?? []), ...(est.uses ?? [])]);
+  if (batch.components && reads.has("components")) input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
+  if (batch.lengths) input.lengths = toF64(batch.lengths);
+  if (batch.strata && reads.has("strata")) input.strata = denseIds(batch.strata);
   return est.compute(input, parsed.data);
 }

@@ -176,3 +176,83 @@ describe("filter: zero_variance (DAPO dynamic sampling)", () => {
     close(run("reinforce_pp_baseline", input, "verl", { filter: "zero_variance" }), whiten(x, true, "sqrt-var", 1e-8));
   });
 });
+
+describe("conventions added for the peers (issue 12)", () => {
+  it("grpo scale: batch (TRL scale_rewards='batch'): group mean, one std of every non-null reward", () => {
+    const xs = [1, 1, 0, 0.5, 2, 0, 1, 1, 1, 0]; // the non-null rewards
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+    const f = 1 / (sd + 1e-4);
+    close(run("grpo", input, "trl", { scale: "batch" }), [0.5 * f, 0, -0.5 * f, 0, 1 * f, -0.5 * f, 0, N, 0.5 * f, 0, -1 * f]);
+  });
+  it("rank scale: gopo is 2 − 4(ρ − 1)/(n − 1) on untied rewards; ties keep the mid-rank", () => {
+    const untied: AdvantageInput = { rewards: Float64Array.from([0.3, 0.9, 0.1, 0.5]), groups: buildGroupIndex([0, 0, 0, 0]) };
+    // descending ranks ρ = [3, 1, 4, 2] → 2 − 4(ρ − 1)/3
+    close(run("rank", untied, undefined, { scale: "gopo" }), [-2 / 3, 2, -2, 2 / 3]);
+    const tied: AdvantageInput = { rewards: Float64Array.from([1, 0, 0, 1]), groups: buildGroupIndex([0, 0, 0, 0]) };
+    close(run("rank", tied, undefined, { scale: "gopo" }), [4 / 3, -4 / 3, -4 / 3, 4 / 3]);
+  });
+  it("whiten auto: per token with lengths, per rollout without (reinforce_pp_baseline --preset verl)", () => {
+    const x = [0.5, 0, -0.5, 0.5, 1, -0.5, 0, N, 0.5, 0, -1];
+    const L = [10, 1, 3, 7, 2, 5, 4, 9, 8, 6, 2];
+    const live = x.map((v, i) => [v, L[i]!] as const).filter(([v]) => !Number.isNaN(v));
+    const wm = (w: (l: number) => number) => {
+      const W = live.reduce((a, [, l]) => a + w(l), 0);
+      const mu = live.reduce((a, [v, l]) => a + w(l) * v, 0) / W;
+      const vr = live.reduce((a, [v, l]) => a + w(l) * (v - mu) ** 2, 0) / (W - 1);
+      return x.map((v) => (v - mu) / Math.sqrt(vr + 1e-8));
+    };
+    // the singleton's x is r itself under verl's rule (baseline 0): 0.5
+    x[3] = 0.5;
+    close(run("reinforce_pp_baseline", { ...input, lengths: Float64Array.from(L) }, "verl"), wm((l) => l));
+    close(run("reinforce_pp_baseline", input, "verl"), wm(() => 1));
+    expect(() => run("reinforce_pp_baseline", input, undefined, { whiten: "token" })).toThrow(/needs response lengths/);
+  });
+  it("gdpo: a scored rollout whose every component is unscorable stays out of the batch statistics and gets 0 (TRL)", () => {
+    const inp: AdvantageInput = {
+      rewards: Float64Array.from([1, 0, 0.5, 0]),
+      groups: buildGroupIndex([0, 0, 0, 0]),
+      components: { names: ["a"], scores: [Float64Array.from([1, 0, 0.5, NaN])] },
+    };
+    const z = run("gdpo", inp, "trl");
+    expect(z[3]).toBe(0);
+    // the other three are exactly what they are without the fourth rollout
+    const without = run("gdpo", { rewards: inp.rewards.slice(0, 3), groups: buildGroupIndex([0, 0, 0]), components: { names: ["a"], scores: [Float64Array.from([1, 0, 0.5])] } }, "trl");
+    close(z.slice(0, 3), [...without]);
+  });
+});
+
+describe("advantages(): group keys", () => {
+  it("contiguous and interleaved keys, numbers and strings (1 and '1' are one group), give the same advantages", async () => {
+    const { advantages, groupIndexOf } = await import("./compute.js");
+    const { StringIds } = await import("./groups.js");
+    const r = [1, 0, 0.5, 1, 0, 0, 1, 0.25];
+    const contiguous = advantages({ rewards: r, groups: ["a", "a", "a", "b", "b", 1, 1, 1] }, { preset: "verl" });
+    const interleaved = advantages({ rewards: [r[0]!, r[3]!, r[5]!, r[1]!, r[4]!, r[6]!, r[2]!, r[7]!], groups: ["a", "b", "1", "a", "b", 1, "a", 1] }, { preset: "verl" });
+    close(interleaved, [contiguous[0]!, contiguous[3]!, contiguous[5]!, contiguous[1]!, contiguous[4]!, contiguous[6]!, contiguous[2]!, contiguous[7]!]);
+    expect(groupIndexOf(["x", "x", "y", "z", "z"])).toMatchObject({ count: 3, identity: true, offsets: Int32Array.from([0, 2, 3, 5]) });
+    expect(groupIndexOf(["x", "y", "x"]).count).toBe(2);
+    const ids = new StringIds();
+    const keys = Array.from({ length: 5000 }, (_, i) => `k${i % 1234}`);
+    expect(keys.map((k) => ids.idOf(k))).toEqual(keys.map((_, i) => i % 1234));
+    expect(ids.size).toBe(1234);
+  });
+});
+
+describe("out buffers", () => {
+  it("every estimator given `out` returns the same advantages as without it", async () => {
+    const { getEstimator, estimatorNames } = await import("./registry.js");
+    const inp: AdvantageInput = {
+      ...input,
+      components: { names: ["a", "b"], scores: [Float64Array.from([1, 0, 1, 0, 1, 0.5, 0, 0, 1, 1, 0]), Float64Array.from([0, 1, 0.5, 1, 0, 0, 1, 1, 0.5, 0, 1])] },
+      lengths: Float64Array.from([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5]),
+      strata: Int32Array.from([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]),
+    };
+    for (const name of estimatorNames()) {
+      const est = getEstimator(name)!;
+      const o = est.options.parse({});
+      const buf = new Float64Array(inp.rewards.length).fill(7);
+      close(est.compute(inp, o, buf), [...est.compute(inp, o)]);
+    }
+  });
+});

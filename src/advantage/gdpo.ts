@@ -1,36 +1,25 @@
 import { z } from "zod";
-import { componentOptions, filterOption, maskByReward, requireInputs, selectComponents, singletonOption, whitenInPlace, zerosUnlessNull } from "./common.js";
+import { batchNormalize, batchOptions } from "./batch-norm.js";
+import { singletonFactor, singletonOption } from "./common.js";
+import { componentColumns, componentOptions, nonNullCounts, unscorableRows, zerosUnlessNull } from "./components.js";
+import { filterOption } from "./filter.js";
+import { accumulateGroup, emptyStats, groupStats } from "./group-stats.js";
 import { grpo, grpoOptions } from "./grpo.js";
+import { applyGroup } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
-
-/** Batch-normalization options shared by the multi-component estimators that end with one. */
-export const batchOptions = {
-  /**
-   * Final normalization over the batch: `sqrt-var` (x − μ)/sqrt(var + ε) (verl `masked_whiten`), `std-plus`
-   * (x − μ)/(σ + ε) (TRL), `clamp-var` (x − μ)/sqrt(max(var, ε)) (OpenRLHF), `none`.
-   */
-  batchNorm: z.enum(["sqrt-var", "std-plus", "clamp-var", "none"]).default("sqrt-var"),
-  /** Batch variance: `unbiased` (verl, TRL) or `population`. */
-  batchVariance: z.enum(["unbiased", "population"]).default("unbiased"),
-  /** ε of the batch normalization (verl 1e-8, TRL 1e-4). */
-  batchEpsilon: z.number().nonnegative().default(1e-8),
-  /** Batch statistics per `rollout` or per `token` (weighted by response length; verl's exact token-level whitening). */
-  whiten: z.enum(["rollout", "token"]).default("rollout"),
-};
-
-/** Applies the batch step of {@link batchOptions} in place. */
-export function batchNormalize(x: Float64Array, input: AdvantageInput, o: { batchNorm: string; batchVariance: "unbiased" | "population"; batchEpsilon: number; whiten: string }, name: string): void {
-  if (o.batchNorm === "none") return;
-  if (o.whiten === "token") requireInputs(name, input, ["lengths"]);
-  whitenInPlace(x, { variance: o.batchVariance, epsilonMode: o.batchNorm as "sqrt-var" | "std-plus" | "clamp-var", epsilon: o.batchEpsilon }, o.whiten === "token" ? input.lengths : undefined);
-}
 
 export const gdpoOptions = z.strictObject({
   ...componentOptions,
-  /** Per-component group std: `unbiased` (verl, TRL) or `population`. */
+  /** Per-component baseline: the group `mean` (verl, TRL) or `leave-one-out` (NeMo-RL's default). */
+  baseline: z.enum(["mean", "leave-one-out"]).default("mean"),
+  /** Per-component group std: `unbiased` (verl, TRL, NeMo-RL) or `population`. */
   std: z.enum(["unbiased", "population"]).default("unbiased"),
-  /** Per-component ε added to the group std (verl 1e-6, TRL 1e-4). */
+  /** Per-component std over the `group` or, with a leave-one-out baseline, over the `others` (NeMo-RL). */
+  stdOver: z.enum(["group", "others"]).default("group"),
+  /** Per-component ε added to the group std (verl 1e-6, TRL 1e-4, NeMo-RL 1e-6). */
   epsilon: z.number().nonnegative().default(1e-6),
+  /** Per-component: divide by σ + ε `always`, or only where σ > 0 (`positive-std`, NeMo-RL). */
+  epsilonWhere: z.enum(["always", "positive-std"]).default("always"),
   /** Per-component singleton rule (verl: `unit`, its GRPO rule μ = 0, σ = 1). */
   singleton: singletonOption,
   ...batchOptions,
@@ -39,39 +28,54 @@ export const gdpoOptions = z.strictObject({
 export type GdpoOptions = z.infer<typeof gdpoOptions>;
 
 /**
- * Group reward-Decoupled normalization Policy Optimization (GDPO, arXiv 2601.05242; verl `gdpo` estimator,
- * PR #5503; TRL `multi_objective_aggregation="normalize_then_sum"`, PR #4785).
+ * Group reward-Decoupled normalization Policy Optimization (GDPO, arXiv 2601.05242; verl
+ * `core_algos.compute_gdpo_outcome_advantage`, PR #5503; TRL `multi_objective_aggregation="normalize_then_sum"`,
+ * PR #4785; NeMo-RL `GDPOAdvantageEstimator`).
  *
  * For each component k with scores s_{ik} (shape [n] each), in each group g:
- *   â_{ik} = (s_{ik} − μ_{gk}) / (σ_{gk} + ε)            (the GRPO normalization per component)
+ *   â_{ik} = (s_{ik} − b_{gk}) / (σ_{gk} + ε)              (the GRPO normalization per component; NeMo-RL: leave-one-out)
  *   x_i = Σ_k w_k â_{ik}                                    (weights default 1, `weights: {name: w}`)
- *   A_i = (x_i − mean_B(x)) / sqrt(var_B(x) + ε_B)          (verl: masked_whiten, unbiased, ε_B = 1e-8)
- *      or (x_i − mean_B(x)) / (σ_B(x) + ε_B)               (TRL: unbiased, ε_B = 1e-4)
- * Batch whitening is per rollout; it equals verl's token-weighted whitening when all response lengths are equal,
- * up to the Bessel factor sqrt(L(N − 1)/(N·L − 1)) (see `reinforce_pp_baseline`); `whiten: token` weighs by lengths.
+ *   A_i = (x_i − mean_B(x)) / sqrt(var_B(x) + ε_B)          (verl: masked_whiten over tokens, unbiased, ε_B = 1e-8)
+ *      or (x_i − mean_B(x)) / (σ_B(x) + ε_B)               (TRL: unbiased, ε_B = 1e-4; NeMo-RL: ε_B = 0, per rollout)
+ * `whiten: token` weighs the batch statistics by response length (verl's `masked_whiten` exactly); the `verl`
+ * preset uses `auto` (per token when lengths are known, else per rollout).
  *
- * Null handling: rollouts with a null reward are left out of every statistic and get NaN; an unscorable
- * component (NaN score) of a scored rollout is left out of that component's group statistics and contributes 0
- * (TRL's nansum).
+ * Null handling: rollouts with a null reward are left out of every statistic and get NaN. An unscorable component
+ * (NaN score) of a scored rollout is left out of that component's group statistics and contributes 0 (TRL's
+ * nanmean/nansum); a scored rollout whose every component is unscorable is left out of the batch statistics and
+ * gets 0 (TRL's `unscorable_mask`). Under `onUnscorable: zero` the engine hands unscorable components in as 0.
  * @param input rewards shape [n] (only its nulls are read), components.scores K × [n].
  * @returns advantages, shape [n].
  */
-export function gdpo(input: AdvantageInput, o: GdpoOptions): Float64Array {
-  requireInputs("gdpo", input, ["components"]);
-  const sel = selectComponents(input, o.components, o.weights);
-  const scores = maskByReward(input.rewards, sel.scores);
-  const n = input.rewards.length;
-  const x = zerosUnlessNull(input.rewards);
-  const per = grpoOptions.parse({ std: o.std, epsilon: o.epsilon, singleton: o.singleton });
-  sel.scores.forEach((_, k) => {
-    const a = grpo({ rewards: scores[k]!, groups: input.groups }, per);
-    const w = sel.weights[k]!;
-    for (let i = 0; i < n; i++) {
-      const v = a[i]!;
-      if (v === v) x[i]! += w * v;
+export function gdpo(input: AdvantageInput, o: GdpoOptions, out?: Float64Array): Float64Array {
+  const cols = componentColumns("gdpo", input, o.components, o.weights);
+  const x = zerosUnlessNull(input.rewards, cols.scored, out);
+  const { groups } = input;
+  const fast = o.baseline === "mean";
+  const K = cols.scores.length;
+  const counts = new Array<number>(K).fill(0);
+  const grpoOpts = fast ? undefined : grpoOptions.parse({ baseline: o.baseline, std: o.std, stdOver: o.stdOver, epsilon: o.epsilon, epsilonWhere: o.epsilonWhere, singleton: o.singleton });
+  if (fast) {
+    // group-major: each group's slice of x stays in cache while every component adds its term
+    const per = { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) } as const;
+    const st = emptyStats(1); // one group's statistics at a time
+    for (let g = 0; g < groups.count; g++) {
+      for (let k = 0; k < K; k++) {
+        accumulateGroup(cols.scores[k]!, groups, g, st, undefined, 0);
+        counts[k]! += st.n[0]!;
+        applyGroup(cols.scores[k]!, groups, g, st, per, x, cols.weights[k]!, true, 0);
+      }
     }
-  });
-  batchNormalize(x, input, o, "gdpo");
+  } else {
+    cols.scores.forEach((s, k) => {
+      const stats = groupStats(s, groups);
+      counts[k] = nonNullCounts([stats])[0]!;
+      const a = grpo({ rewards: s, groups }, grpoOpts!, undefined, stats);
+      const weight = cols.weights[k]!;
+      for (let i = 0; i < a.length; i++) if (a[i] === a[i]) x[i]! += weight * a[i]!;
+    });
+  }
+  batchNormalize(x, input, o, "gdpo", unscorableRows(input, cols, counts));
   return x;
 }
 
@@ -80,5 +84,6 @@ export const gdpoEstimator: EstimatorDefinition<GdpoOptions> = {
   summary: "GDPO: GRPO-normalize each component, weighted sum, whiten over the batch",
   options: gdpoOptions,
   needs: ["components"],
+  uses: ["lengths"],
   compute: gdpo,
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { filterOption } from "./common.js";
+import { filterOption } from "./filter.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
@@ -29,7 +29,7 @@ export function gpg(input: AdvantageInput, o: GpgOptions, out?: Float64Array): F
     if (r !== 0) nonzero++;
   }
   const alpha = b / Math.max(1, nonzero) / o.fNorm;
-  return centerScale(rewards, groups, 0, false, 0, alpha, o.singleton === "raw" ? (r) => alpha * r : () => 0, out);
+  return centerScale(rewards, groups, undefined, { center: "mean", scale: "none", factor: alpha, singleton: o.singleton === "raw" ? alpha : 0 }, out);
 }
 
 export const gpgEstimator: EstimatorDefinition<GpgOptions> = {

@@ -1,78 +1,105 @@
 import type { GroupIndex } from "./groups.js";
+import { accumulateGroup, emptyStats } from "./group-stats.js";
+import type { GroupStats } from "./group-stats.js";
+
+/** What {@link centerScale} computes per group, named (no positional flags). */
+export interface CenterScaleOptions {
+  /** `mean`: r − μ; `leave-one-out`: r − mean of the other members = n/(n − 1) · (r − μ) (RLOO). */
+  center: "mean" | "leave-one-out";
+  /** `none`: no division; `std`: divide by the group's std + ε (GRPO). */
+  scale: "none" | "std";
+  /** Std convention with `scale: std`: `unbiased` (n − 1) or `population` (n). */
+  std?: "unbiased" | "population";
+  /** ε added to the std (`scale: std`). */
+  epsilon?: number;
+  /** Every advantage is multiplied by this (GPG's α / f_norm); default 1. */
+  factor?: number;
+  /**
+   * A group with one non-null reward gets `singleton · r` (0: no comparison; 1: the reward, baseline 0;
+   * 1/(1 + ε): verl's μ = 0, σ = 1). Already multiplied by `factor` by the caller where that applies.
+   */
+  singleton: number;
+}
 
 /**
- * The shared hot loop of the centered estimators: out_i = (r_i − b_g) · scale_g per group, where the group
- * statistics come from one pass over the group. Handles null (NaN) rewards, singletons (value `single(r)`) and
- * zero-variance groups (exactly 0). `mode`: 0 = r − μ, 1 = n/(n−1)(r − μ) (RLOO), 2 = (r − μ)/(σ + ε)
- * (σ unbiased when `unbiased`, else population); every mode is multiplied by `factor`.
+ * The shared hot loop of the centered estimators: out_i = (r_i − c_g) · f_g, with the group's centre c_g and
+ * factor f_g derived once per group from its {@link GroupStats}. A null (NaN) reward stays NaN; a singleton
+ * gives `singleton · r`; a flat group (all non-null rewards equal) gives exactly 0, whatever ε.
+ * @param rewards shape [n], NaN = null.
+ * @param stats `groupStats(rewards, groups)` when the caller has it; else each group's statistics are accumulated
+ *   (by the same {@link accumulateGroup}) right before the group is written, while its values are in cache.
  * @param out optional output buffer of length n (numpy's `out=`): written in full and returned; else a fresh array.
+ * @param fill when true, `stats` is an empty {@link GroupStats} (from `emptyStats`) that is filled group by group as
+ *   the kernel goes, so the caller gets the statistics without a separate pass.
+ * @param add when true, `out[i] += weight · value` for non-null rewards instead of `out[i] = value` (GDPO's
+ *   weighted sum of per-component advantages, with no temporary array); NaN entries of `out` stay NaN.
+ * @returns advantages, shape [n].
  */
-export function centerScale(
-  rewards: Float64Array,
-  groups: GroupIndex,
-  mode: 0 | 1 | 2,
-  unbiased: boolean,
-  eps: number,
-  factor: number,
-  single: (r: number) => number,
-  out?: Float64Array,
-): Float64Array {
+export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats | undefined, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }, fill = false): Float64Array {
   const n = rewards.length;
   if (out === undefined || out.length !== n) out = new Float64Array(n);
-  const { order, offsets } = groups;
-  const id = groups.identity === true;
+  const w = add ? add.weight : 1;
+  if (stats === undefined) {
+    // fused, with a one-group scratch: no [G]-sized allocations
+    const st = emptyStats(1);
+    for (let g = 0; g < groups.count; g++) {
+      accumulateGroup(rewards, groups, g, st, undefined, 0);
+      applyGroup(rewards, groups, g, st, o, out, w, add !== undefined, 0);
+    }
+    return out;
+  }
   for (let g = 0; g < groups.count; g++) {
-    const start = offsets[g]!;
-    const end = offsets[g + 1]!;
-    let x0 = NaN;
-    for (let k = start; k < end && x0 !== x0; k++) x0 = rewards[id ? k : order[k]!]!;
-    // one pass: count, shifted sum and shifted sum of squares (shift x0 keeps the cancellation harmless)
-    let m = 0;
-    let sum = 0;
-    let sq = 0;
-    let varied = 0;
-    if (mode === 2) {
-      for (let k = start; k < end; k++) {
-        const v = rewards[id ? k : order[k]!]!;
-        if (v === v) {
-          const d = v - x0;
-          m++;
-          sum += d;
-          sq += d * d;
-          varied |= +(d !== 0);
-        }
-      }
-    } else {
-      // r − μ needs no spread: with all rewards equal, sum = 0, μ = x0 exactly and every r − μ is exactly 0
-      for (let k = start; k < end; k++) {
-        const v = rewards[id ? k : order[k]!]!;
-        if (v === v) {
-          m++;
-          sum += v - x0;
-        }
-      }
-      varied = 1;
-    }
-    if (m < 2 || varied === 0) {
-      for (let k = start; k < end; k++) {
-        const i = id ? k : order[k]!;
-        const v = rewards[i]!;
-        out[i] = v !== v ? NaN : m === 1 ? single(v) : 0;
-      }
-      continue;
-    }
-    const dm = sum / m;
-    const mean = x0 + dm;
-    let scale = factor;
-    if (mode === 1) scale = (factor * m) / (m - 1);
-    else if (mode === 2) {
-      const m2 = Math.max(0, sq - sum * dm);
-      scale = factor / (Math.sqrt(m2 / (unbiased ? m - 1 : m)) + eps);
-    }
-    for (let k = start; k < end; k++) {
-      const i = id ? k : order[k]!;
-      out[i] = (rewards[i]! - mean) * scale; // NaN stays NaN
-    }
+    if (fill) accumulateGroup(rewards, groups, g, stats);
+    applyGroup(rewards, groups, g, stats, o, out, w, add !== undefined);
   }
   return out;
+}
+
+/**
+ * Writes group g of {@link centerScale}: out_i = w · (r_i − c_g) · f_g, or adds it (`add`: out_i += …, null
+ * rewards skipped), from the statistics at index `at` of `st` (default g). Multi-component estimators call it component after component inside one group, so the
+ * group's slice of `out` stays in cache across components.
+ */
+export function applyGroup(rewards: Float64Array, groups: GroupIndex, g: number, st: GroupStats, o: CenterScaleOptions, out: Float64Array, w: number, add: boolean, at = g): void {
+  const { order, offsets } = groups;
+  const start = offsets[g]!;
+  const end = offsets[g + 1]!;
+  const m = st.n[at]!;
+  let c: number;
+  let f: number;
+  if (m === 0) {
+    c = 0;
+    f = 0;
+  } else if (m === 1) {
+    c = 0;
+    f = o.singleton;
+  } else if (!(st.max[at]! > st.min[at]!)) {
+    c = st.mean[at]!; // = every value exactly: r − c = 0
+    f = 0;
+  } else {
+    const factor = o.factor ?? 1;
+    c = st.mean[at]!;
+    f = o.center === "leave-one-out" ? (factor * m) / (m - 1) : factor;
+    if (o.scale === "std") f /= Math.sqrt(st.m2[at]! / (o.std === "population" ? m : m - 1)) + (o.epsilon ?? 0);
+  }
+  f *= w;
+  if (groups.identity === true) {
+    if (add) {
+      for (let k = start; k < end; k++) {
+        const v = rewards[k]!;
+        if (v === v) out[k]! += (v - c) * f;
+      }
+    } else for (let k = start; k < end; k++) out[k] = (rewards[k]! - c) * f; // NaN stays NaN
+  } else if (add) {
+    for (let k = start; k < end; k++) {
+      const i = order[k]!;
+      const v = rewards[i]!;
+      if (v === v) out[i]! += (v - c) * f;
+    }
+  } else {
+    for (let k = start; k < end; k++) {
+      const i = order[k]!;
+      out[i] = (rewards[i]! - c) * f;
+    }
+  }
 }

@@ -59,11 +59,11 @@ describe("mo_grpo", () => {
 });
 
 describe("corr_grpo", () => {
-  it("centered total over sqrt(Σ w w ρ)", () => {
+  it("centered total over sqrt(Σ ρ + ε), ε inside the root (the authors' Listing 1)", () => {
     // g0: c_acc = [.5, −.5, −.5, .5], c_fmt = [0, 0, .5, −.5]; ρ = −.5 / sqrt(1 · .5) = −1/√2; D = 2 − √2
-    const d0 = Math.sqrt(2 - Math.SQRT2) + 1e-6;
+    const d0 = Math.sqrt(2 - Math.SQRT2 + 1e-6);
     // g1: only fmt active → D = 1
-    const d1 = 1 + 1e-6;
+    const d1 = Math.sqrt(1 + 1e-6);
     close(run("corr_grpo", input), [0.5 / d0, -0.5 / d0, 0, 0, -0.5 / d1, 0.5 / d1, 0, 0, N]);
   });
 });

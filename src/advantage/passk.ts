@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { filterOption } from "./common.js";
+import { filterOption } from "./filter.js";
+import { groupStats } from "./group-stats.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const grpoPasskOptions = z.strictObject({
@@ -20,39 +21,24 @@ export type GrpoPasskOptions = z.infer<typeof grpoPasskOptions>;
  */
 export function grpoPassk(input: AdvantageInput, o: GrpoPasskOptions): Float64Array {
   const { rewards, groups } = input;
+  const st = groupStats(rewards, groups);
   const out = new Float64Array(rewards.length).fill(NaN);
   for (let g = 0; g < groups.count; g++) {
-    const start = groups.offsets[g]!;
-    const end = groups.offsets[g + 1]!;
-    let n = 0;
-    let sum = 0;
     let best = -1;
-    let top = -Infinity;
     let second = -Infinity;
-    for (let k = start; k < end; k++) {
+    const top = st.max[g]!;
+    for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) {
       const i = groups.order[k]!;
       const r = rewards[i]!;
       if (r !== r) continue;
       out[i] = 0;
-      n++;
-      sum += r;
-      if (r > top) {
-        second = top;
-        top = r;
-        best = i;
-      } else if (r > second) second = r;
+      if (r === top && best < 0) best = i;
+      else if (r > second) second = r;
     }
+    const n = st.n[g]!;
     if (n < 2) continue;
     let a = top - second;
-    if (o.std === "unbiased") {
-      const mean = sum / n;
-      let m2 = 0;
-      for (let k = start; k < end; k++) {
-        const r = rewards[groups.order[k]!]!;
-        if (r === r) m2 += (r - mean) * (r - mean);
-      }
-      a /= Math.sqrt(m2 / (n - 1)) + o.epsilon;
-    }
+    if (o.std === "unbiased") a = a === 0 ? 0 : a / (Math.sqrt(st.m2[g]! / (n - 1)) + o.epsilon);
     out[best] = a;
   }
   return out;

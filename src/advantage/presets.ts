@@ -4,7 +4,7 @@
  * Sources (code read at the snapshots listed in docs/research): verl `verl/trainer/ppo/core_algos.py`,
  * TRL `trl/trainer/grpo_trainer.py` (`_generate_and_score_completions`), OpenRLHF
  * `openrlhf/trainer/ppo_utils/experience_maker.py`, NeMo-RL `nemo_rl/algorithms/utils.py`
- * (`calculate_baseline_and_std_per_prompt`) and `grpo.py`, open-instruct `open_instruct/data_loader.py`.
+ * (`calculate_baseline_and_std_per_prompt`) and `advantage_estimator.py`, open-instruct `open_instruct/data_loader.py`.
  * See docs/advantages.md for the table and the singleton decisions.
  */
 const PRESETS: Record<string, Record<string, Record<string, unknown>>> = {
@@ -38,20 +38,40 @@ const PRESETS: Record<string, Record<string, Record<string, unknown>>> = {
     openrlhf: { singleton: "zero" },
   },
   reinforce_pp_baseline: {
-    // r − μ (singleton μ = 0), then masked_whiten: (x − mean)/sqrt(var_unbiased + 1e-8)
-    verl: { singleton: "raw", variance: "unbiased", epsilonMode: "sqrt-var", epsilon: 1e-8 },
-    // reinforce_baseline: r − μ, then global whitening with population variance clamped at 1e-8
-    openrlhf: { singleton: "zero", variance: "population", epsilonMode: "clamp-var", epsilon: 1e-8 },
+    // r − μ (singleton μ = 0), then masked_whiten over the response tokens: (x − mean)/sqrt(var_unbiased + 1e-8),
+    // each rollout counted once per token (`auto`: per token when lengths are known, else per rollout)
+    verl: { singleton: "raw", variance: "unbiased", epsilonMode: "sqrt-var", epsilon: 1e-8, whiten: "auto" },
+    // reinforce_baseline: r − μ, then whitening over every action token, population variance clamped at 1e-8
+    openrlhf: { singleton: "zero", variance: "population", epsilonMode: "clamp-var", epsilon: 1e-8, whiten: "auto" },
+    // ReinforcePlusPlusAdvantageEstimator (minus_baseline): r − μ (≤ 1 valid: baseline = r → 0), then over the
+    // valid tokens mean, population variance clamped at 1e-8 (advantage_estimator.py)
+    nemo: { singleton: "zero", variance: "population", epsilonMode: "clamp-var", epsilon: 1e-8, whiten: "auto" },
   },
   opo: { verl: { singleton: "raw" } },
   gpg: { verl: { singleton: "raw", fNorm: 1 } },
   grpo_passk: { verl: { std: "unbiased", epsilon: 1e-6 } },
   gdpo: {
     // per component (r − μ)/(σ_{n−1} + 1e-6) (verl GRPO incl. its singleton rule), weighted sum,
-    // then masked_whiten over the batch: (x − mean)/sqrt(var_unbiased + 1e-8)
-    verl: { std: "unbiased", epsilon: 1e-6, singleton: "unit", batchNorm: "sqrt-var", batchVariance: "unbiased", batchEpsilon: 1e-8 },
+    // then masked_whiten over the response tokens: (x − mean)/sqrt(var_unbiased + 1e-8) (`auto` as above)
+    verl: { baseline: "mean", std: "unbiased", epsilon: 1e-6, singleton: "unit", batchNorm: "sqrt-var", batchVariance: "unbiased", batchEpsilon: 1e-8, whiten: "auto" },
     // normalize_then_sum: per component (r − μ)/(σ_{n−1} + 1e-4), weighted sum, then (x − mean)/(σ_{n−1} + 1e-4)
-    trl: { std: "unbiased", epsilon: 1e-4, singleton: "zero", batchNorm: "std-plus", batchVariance: "unbiased", batchEpsilon: 1e-4 },
+    // over rollouts; a rollout with no scorable component is left out of the batch statistics and gets 0
+    trl: { baseline: "mean", std: "unbiased", epsilon: 1e-4, singleton: "zero", batchNorm: "std-plus", batchVariance: "unbiased", batchEpsilon: 1e-4, whiten: "rollout" },
+    // GDPOAdvantageEstimator (use_leave_one_out_baseline=True, its default): per component NeMo's GRPO (leave-one-out
+    // baseline and std of the others, ÷(σ + 1e-6) only where σ > 0), weighted sum, then (x − mean)/std_unbiased
+    // over rollouts when std > 0, else x − mean
+    nemo: {
+      baseline: "leave-one-out",
+      std: "unbiased",
+      stdOver: "others",
+      epsilon: 1e-6,
+      epsilonWhere: "positive-std",
+      singleton: "zero",
+      batchNorm: "std-plus",
+      batchVariance: "unbiased",
+      batchEpsilon: 0,
+      whiten: "rollout",
+    },
   },
 };
 

@@ -1,11 +1,14 @@
-import { dropZeroVariance } from "./common.js";
+import { corrGrpoEstimator } from "./corr-grpo.js";
+import { drGrpoEstimator } from "./dr-grpo.js";
+import { dropZeroVariance } from "./filter.js";
 import { gdpoEstimator } from "./gdpo.js";
 import { gpgEstimator } from "./gpg.js";
-import { drGrpoEstimator, grpoEstimator } from "./grpo.js";
-import { corrGrpoEstimator, moGrpoEstimator, rdpoEstimator } from "./multi.js";
+import { grpoEstimator } from "./grpo.js";
+import { moGrpoEstimator } from "./mo-grpo.js";
 import { opoEstimator } from "./opo.js";
 import { grpoPasskEstimator } from "./passk.js";
 import { rankEstimator } from "./rank.js";
+import { rdpoEstimator } from "./rdpo.js";
 import { reinforcePpBaselineEstimator } from "./reinforce-pp.js";
 import { rlooEstimator } from "./rloo.js";
 import { stratifiedEstimator } from "./stratified.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { filterOption } from "./common.js";
+import { filterOption } from "./filter.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
@@ -13,12 +13,14 @@ export type RlooOptions = z.infer<typeof rlooOptions>;
 /**
  * REINFORCE leave-one-out (Ahmadian et al. 2024, arXiv 2402.14740; verl `compute_rloo_outcome_advantage`):
  * A_i = r_i − mean_{j≠i} r_j = n/(n−1) · (r_i − mean_g), over the group's non-null rewards.
- * Singleton: verl gives r (`raw`); OpenRLHF's (Σr − r)/(n − 1) is 0/0 there (rewardkit: `zero`).
+ * Singleton: verl's loop function gives r (`raw`); its vectorized registration gives 0, as OpenRLHF's
+ * (Σr − r)/(n − 1) = 0/0 is replaced here (`zero`).
  * Example: rewards [1, 0, 0, 1] → mean 0.5 → [0.666667, −0.666667, −0.666667, 0.666667].
  * @returns advantages, shape [n]; NaN where the reward is null.
  */
 export function rloo(input: AdvantageInput, o: RlooOptions, out?: Float64Array): Float64Array {
-  return centerScale(input.rewards, input.groups, 1, false, 0, 1, o.singleton === "raw" ? (r) => r : () => 0, out);
+  const { rewards, groups } = input;
+  return centerScale(rewards, groups, undefined, { center: "leave-one-out", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 }, out);
 }
 
 export const rlooEstimator: EstimatorDefinition<RlooOptions> = {

@@ -25,12 +25,14 @@ export interface EstimatorDefinition<O = unknown> {
   name: string;
   summary: string;
   options: z.ZodType<O>;
-  /** Inputs beyond rewards and groups that `compute` reads (absent: none). */
+  /** Inputs beyond rewards and groups that `compute` requires (absent: none). */
   needs?: readonly EstimatorNeed[];
+  /** Optional inputs `compute` reads when present (e.g. lengths for `whiten: auto`); collectors gather them. */
+  uses?: readonly EstimatorNeed[];
   /**
    * Returns one advantage per rollout, shape [n]; NaN where the reward is null. Pure. `out` (optional, length n):
-   * a buffer the single-reward estimators may write into and return instead of allocating (numpy's `out=`); the
-   * others ignore it. Either way, use the returned array.
+   * a buffer the estimator may write into and return instead of allocating 8 bytes × n (numpy's `out=`; a fresh
+   * large typed array costs its page faults every call). Either way, use the returned array.
    */
   compute(input: AdvantageInput, options: O, out?: Float64Array): Float64Array;
 }

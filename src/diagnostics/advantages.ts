@@ -1,4 +1,4 @@
-import { zeroVarianceGroups } from "../advantage/common.js";
+import { groupStats } from "../advantage/group-stats.js";
 import type { AdvantageInput } from "../advantage/types.js";
 
 /** Per-run advantage diagnostics (`rewardkit advantages --diagnostics`). */
@@ -68,17 +68,16 @@ export function advantageDiagnostics(input: AdvantageInput, adv: Float64Array): 
   const ess = sq > 0 ? (abs * abs) / sq : 0;
 
   const { groups, rewards } = input;
-  const flat = zeroVarianceGroups(rewards, groups);
+  const st = groupStats(rewards, groups);
   let singletons = 0;
   let zeroVar = 0;
   let multi = 0;
   for (let g = 0; g < groups.count; g++) {
-    let c = 0;
-    for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) if (!Number.isNaN(rewards[groups.order[k]!]!)) c++;
+    const c = st.n[g]!;
     if (c === 1) singletons++;
     if (c >= 2) {
       multi++;
-      if (flat[g]) zeroVar++;
+      if (!(st.max[g]! > st.min[g]!)) zeroVar++;
     }
   }
   const out: AdvantageDiagnostics = {

@@ -157,7 +157,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           delete out.advantage; // appended in pass two
           if (steps) for (const f of ["step_advantages", "token_advantages", "token_advantages_error"]) delete out[f]; // likewise
           await spill.write(JSON.stringify(out));
-          o.onProgress?.(batch.rewards.length);
+          o.onProgress?.(batch.size);
         },
       );
       o.onScheduleState?.(scorer.snapshot());
@@ -165,7 +165,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     } finally {
       await scorer.close();
     }
-    const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics } = batch.compute();
+    const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics, warnings: advantageWarnings } = batch.compute();
     const toFile = o.output !== undefined && o.output !== "-";
     const outputs = o.outputs ?? new OutputSet();
     const writer = toFile ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") }) : openLineWriter(undefined);
@@ -184,7 +184,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     }
     if (!o.outputs) outputs.commit();
     const label = agreement?.finish();
-    const warnings = mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`);
+    const warnings = [...advantageWarnings, ...mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`)];
     // like a --map typo: a label path that no rollout has would measure nothing, so say so
     if (label && label.n === 0 && label.missingLabel > 0) warnings.push(`--label ${o.labelField}: no rollout has a boolean "${o.labelField}"`);
     if (records === 0 && malformed === 0) warnings.push(`${o.input === "-" ? "<stdin>" : o.input}: the input has no records: nothing was scored`);

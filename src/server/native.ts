@@ -9,11 +9,11 @@
  * never fails the batch.
  */
 import type { Context } from "hono";
-import { computeAdvantages, nullable } from "../advantage/compute.js";
-import { readReward, ScoredColumns } from "../advantage/columns.js";
-import { resolveEstimator } from "../advantage/resolve.js";
+import { nullable } from "../advantage/compute.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { componentsRecord } from "../engine/score-file.js";
+import { planFor, planFromSpec, readScoredRecord, ScoredRows } from "../engine/scored-rows.js";
+import type { AdvantagePlan } from "../engine/scored-rows.js";
 import { toRollout } from "../io/rollout.js";
 import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
@@ -106,43 +106,50 @@ export function scoreHandler(ctx: ServerContext) {
 }
 
 
-/** `POST /v1/advantages`: advantages of already-scored rollouts, with the spec's estimator or another one. */
+/**
+ * `POST /v1/advantages`: advantages of already-scored rollouts, with the spec's estimator or another one, through
+ * the same scored-rows collector as `/v1/score` and `rewardkit advantages` (same rows in → same advantages).
+ * Optional `"on_unscorable": "zero" | "exclude"` (default: the served spec's `onUnscorable`). Multi-component
+ * estimators default to the spec's counting components and weights. Response lengths come from `completion_tokens`
+ * (else ceil(chars/4) of `completion`), strata from `options.key`.
+ */
 export function advantagesHandler(ctx: ServerContext) {
   return async (c: Context): Promise<Response> => {
     const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);
     if ("response" in env) return env.response;
-    const req = body.value as { estimator?: unknown; preset?: unknown; options?: unknown };
+    const req = body.value as { estimator?: unknown; preset?: unknown; options?: unknown; on_unscorable?: unknown };
     if (req.estimator !== undefined && typeof req.estimator !== "string") return errorResponse(c, 400, "bad_request", "estimator: expected a string");
     if (req.preset !== undefined && typeof req.preset !== "string") return errorResponse(c, 400, "bad_request", "preset: expected a string");
     if (req.options !== undefined && !isObject(req.options)) return errorResponse(c, 400, "bad_request", "options: expected an object");
-    let est = ctx.spec.advantage.estimator;
-    let options: unknown = ctx.spec.advantage.options;
+    if (req.on_unscorable !== undefined && req.on_unscorable !== "zero" && req.on_unscorable !== "exclude") return errorResponse(c, 400, "bad_request", 'on_unscorable: expected "zero" or "exclude"');
+    const onUnscorable = (req.on_unscorable as "zero" | "exclude" | undefined) ?? ctx.spec.onUnscorable;
+    let plan: AdvantagePlan = { ...planFromSpec(ctx.spec), onUnscorable };
     if (req.estimator !== undefined || req.preset !== undefined || req.options !== undefined) {
       try {
-        ({ estimator: est, options } = resolveEstimator((req.estimator as string | undefined) ?? est.name, req.preset as string | undefined, (req.options as Record<string, unknown> | undefined) ?? {}));
+        plan = planFor((req.estimator as string | undefined) ?? plan.estimator.name, req.preset as string | undefined, (req.options as Record<string, unknown> | undefined) ?? {}, onUnscorable, ctx.spec);
       } catch (e) {
         return errorResponse(c, 400, "bad_request", (e as Error).message);
       }
     }
-    const parsed = parseRollouts(env.rollouts, "advantages");
-    const columns = new ScoredColumns();
+    const rows = new ScoredRows(plan);
+    const fields = plan.stratumKey !== undefined ? { stratumKey: plan.stratumKey } : {};
     // each entry: its slot in the estimator's arrays, or the problem that kept it out
-    const entries = parsed.map((p): { id: string; k: number } | { id: string; error: RolloutError } => {
+    const entries = parseRollouts(env.rollouts, "advantages").map((p): { id: string; k: number } | { id: string; error: RolloutError } => {
       if ("error" in p) return p;
-      const reward = readReward(p.rollout.reward);
-      if (reward === undefined) return { id: p.id, error: { field: `rollouts[${p.index}].reward`, message: "expected a number or null" } };
-      return { id: p.id, k: columns.add(p.rollout.group, reward, p.rollout.components) };
+      const s = readScoredRecord(env.rollouts[p.index] as Record<string, unknown>, p.rollout.group, fields);
+      if ("problem" in s) return { id: p.id, error: { field: `rollouts[${p.index}].${s.problem.field}`, message: s.problem.message } };
+      return { id: p.id, k: rows.add(s.row) };
     });
     let adv: Float64Array;
     try {
-      adv = computeAdvantages(est, options, Float64Array.from(columns.rewards), columns.groupIds, { components: columns.components() });
+      adv = rows.compute().advantages;
     } catch (e) {
-      return errorResponse(c, 400, "bad_request", `estimator ${est.name}: ${(e as Error).message}`);
+      return errorResponse(c, 400, "bad_request", (e as Error).message);
     }
     const results = entries.map((e) => ("error" in e ? { id: e.id, advantage: null, error: e.error } : { id: e.id, advantage: nullable(adv[e.k]!) }));
-    return c.json({ results, estimator: { name: est.name, options } });
+    return c.json({ results, estimator: { name: plan.estimator.name, options: plan.options } });
   };
 }
 

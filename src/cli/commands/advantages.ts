@@ -1,20 +1,12 @@
 import type { Command } from "commander";
-import { nullable } from "../../advantage/compute.js";
-import { zeroVarianceGroups } from "../../advantage/common.js";
-import { buildGroupIndex, GroupIds } from "../../advantage/groups.js";
-import { readReward, ScoredColumns } from "../../advantage/columns.js";
 import { presetNames } from "../../advantage/presets.js";
 import { estimatorNames } from "../../advantage/registry.js";
-import { resolveEstimator } from "../../advantage/resolve.js";
-import type { AdvantageInput } from "../../advantage/types.js";
 import { advantageDiagnostics, formatAdvantageDiagnostics } from "../../diagnostics/advantages.js";
-import { readLines } from "../../io/jsonl.js";
-import { openLineWriter, writeFileCreating } from "../../io/output.js";
-import { getPath, parseFieldMap, ROLLOUT_FIELDS, SCORED_FIELDS } from "../../io/fields.js";
-import { toRollout } from "../../io/rollout.js";
-import { Spill } from "../../io/spill.js";
+import { advantagesFile } from "../../engine/advantages-file.js";
+import { planFor } from "../../engine/scored-rows.js";
+import { parseFieldMap, ROLLOUT_FIELDS, SCORED_FIELDS } from "../../io/fields.js";
+import { writeFileCreating } from "../../io/output.js";
 import { formatProblem } from "../../spec/errors.js";
-import type { Problem } from "../../spec/errors.js";
 import { UsageError } from "../errors.js";
 import { collect, parseSettings } from "../options.js";
 
@@ -30,14 +22,6 @@ export function parseWeights(entries: readonly string[]): Record<string, number>
   return out;
 }
 
-/** Response length of a record: the length field when numeric, else ceil(chars / 4) of a string completion; NaN otherwise. */
-function responseLength(record: Record<string, unknown>, field: string): number {
-  const v = getPath(record, field);
-  if (typeof v === "number" && Number.isFinite(v)) return v;
-  const c = record.completion;
-  return typeof c === "string" ? Math.ceil(c.length / 4) : NaN;
-}
-
 interface AdvantagesFlags {
   estimator: string;
   preset?: string;
@@ -47,6 +31,7 @@ interface AdvantagesFlags {
   map: string[];
   lengthField: string;
   stratum?: string;
+  onUnscorable: string;
   diagnostics?: string;
   output?: string;
   strict?: boolean;
@@ -63,7 +48,8 @@ export function registerAdvantages(program: Command): void {
     .option("--preset <name>", `a peer's convention for the estimator (${describePresets()})`)
     .option("--set <key=value>", "estimator option (repeatable), e.g. --set epsilon=1e-4", collect, [])
     .option("--weights <name=w>", "component weight for multi-component estimators (repeatable; default 1 each)", collect, [])
-    .option("--filter <kind>", "zero_variance: drop groups whose rewards are all equal (DAPO dynamic sampling); they are left out of the output")
+    .option("--filter <kind>", "zero_variance: groups whose rewards are all equal get advantage null (DAPO dynamic sampling); every row is still written")
+    .option("--on-unscorable <policy>", "zero: an unscorable component of a rollout with a reward counts as a scored 0 (as `score` under onUnscorable: zero); exclude: it is left out of that component's statistics", "zero")
     .option("--map <field=source>", "read a field from another name (repeatable)", collect, [])
     .option("--length-field <path>", "response length field for opo / token whitening (fallback: ceil(chars/4) of completion)", "completion_tokens")
     .option("--stratum <path>", "stratum key field for the stratified estimator (same as --set key=<path>)")
@@ -76,94 +62,33 @@ export function registerAdvantages(program: Command): void {
       if (o.weights.length > 0) raw.weights = { ...((raw.weights as Record<string, number> | undefined) ?? {}), ...parseWeights(o.weights) };
       if (o.filter !== undefined) raw.filter = o.filter;
       if (o.stratum !== undefined) raw.key = o.stratum;
-      const { estimator: est, options } = resolveEstimator(o.estimator, o.preset, raw);
-      const needs = est.needs ?? [];
-      const stratumKey = needs.includes("strata") ? String(options.key) : undefined;
-      const map = parseFieldMap(o.map, [...ROLLOUT_FIELDS, ...SCORED_FIELDS]);
-      const file = input === "-" ? "<stdin>" : input;
-      const columns = new ScoredColumns();
-      const strataIds = new GroupIds();
-      const lengths: number[] = [];
-      const strata: number[] = [];
-      let malformed = 0;
-      const spill = new Spill();
-      try {
-        const report = (p: Problem): void => {
-          if (o.strict) throw new UsageError(formatProblem(p));
-          if (malformed++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
-        };
-        for await (const { line, text } of readLines(input, { onProblem: (line, message) => report({ file, line, path: "", message }) })) {
-          let record: Record<string, unknown>;
-          try {
-            record = JSON.parse(text) as Record<string, unknown>;
-          } catch (e) {
-            report({ file, line, path: "", message: `invalid JSON: ${(e as Error).message}` });
-            continue;
-          }
-          const r = toRollout(record, line, map, "advantages");
-          if ("problem" in r) {
-            report({ file, line, path: r.problem.field, message: r.problem.message });
-            continue;
-          }
-          const reward = readReward(record[map.reward ?? "reward"]);
-          if (reward === undefined) {
-            report({ file, line, path: map.reward ?? "reward", message: "expected a number or null" });
-            continue;
-          }
-          let stratum: unknown;
-          if (stratumKey !== undefined) {
-            stratum = getPath(record, stratumKey);
-            if (stratum === undefined || stratum === null || typeof stratum === "object") {
-              report({ file, line, path: stratumKey, message: "missing stratum key (a string, number or boolean)" });
-              continue;
-            }
-          }
-          columns.add(r.rollout.group, reward, record[map.components ?? "components"]);
-          lengths.push(responseLength(record, map.completion_tokens ?? o.lengthField));
-          if (stratumKey !== undefined) strata.push(strataIds.idOf(String(stratum)));
-          await spill.write(text);
-        }
-        const n = columns.size;
-        // as in `score`: a run that reads nothing is a mistake (a wrong file or --map), not an empty success
-        if (n === 0 && malformed > 0) throw new UsageError(`${file}: no rollout could be read: all ${malformed} lines were malformed (see above)`);
-        const groupIds = columns.groupIds;
-        const index = buildGroupIndex(groupIds);
-        const batch: AdvantageInput = { rewards: Float64Array.from(columns.rewards), groups: index, components: columns.components() };
-        if (lengths.every((l) => Number.isFinite(l))) batch.lengths = Float64Array.from(lengths);
-        if (stratumKey !== undefined) batch.strata = Int32Array.from(strata);
-        let adv: Float64Array;
-        try {
-          adv = est.compute(batch, options);
-        } catch (e) {
-          throw new UsageError(`${est.name}: ${(e as Error).message}`);
-        }
-        const dropGroup = options.filter === "zero_variance" ? zeroVarianceGroups(batch.rewards, index) : undefined;
-        const writer = openLineWriter(o.output);
-        let k = 0;
-        let dropped = 0;
-        for await (const { text } of spill.read()) {
-          const i = k++;
-          if (dropGroup && dropGroup[groupIds[i]!]) {
-            dropped++;
-            continue;
-          }
-          const record = JSON.parse(text) as Record<string, unknown>;
-          record.advantage = nullable(adv[i]!);
-          await writer.write(JSON.stringify(record));
-        }
-        await writer.close();
-        const diag = advantageDiagnostics(batch, adv);
-        if (o.diagnostics) writeFileCreating(o.diagnostics, `${JSON.stringify({ estimator: est.name, preset: o.preset ?? null, options, ...diag }, null, 2)}\n`);
+      if (o.onUnscorable !== "zero" && o.onUnscorable !== "exclude") throw new UsageError(`--on-unscorable ${o.onUnscorable}: expected zero or exclude`);
+      const plan = planFor(o.estimator, o.preset, raw, o.onUnscorable);
+      let shownProblems = 0;
+      const r = await advantagesFile(plan, {
+        input,
+        ...(o.output !== undefined ? { output: o.output } : {}),
+        map: parseFieldMap(o.map, [...ROLLOUT_FIELDS, ...SCORED_FIELDS]),
+        lengthField: o.lengthField,
+        strict: o.strict ?? false,
+        onProblem: (p) => {
+          if (shownProblems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
+        },
+      });
+      if (r.malformed > 20) process.stderr.write(`… ${r.malformed - 20} more malformed lines skipped\n`);
+      const diag = advantageDiagnostics(r.input, r.advantages);
+      const { estimator: est, options } = plan;
+      if (o.diagnostics) writeFileCreating(o.diagnostics, `${JSON.stringify({ estimator: est.name, preset: o.preset ?? null, options, ...diag }, null, 2)}\n`);
+      if (!o.quiet) {
         const shown = Object.fromEntries(Object.entries(options).filter(([key]) => key !== "filter" || options.filter !== "none"));
-        if (!o.quiet)
-          process.stderr.write(
-          `advantages: ${n} rollouts in ${columns.groups.size} groups with ${est.name}${o.preset ? ` (preset ${o.preset})` : ""} ${JSON.stringify(shown)}` +
-            `${dropped ? `; ${dropped} rollouts in zero-variance groups dropped` : ""}${malformed ? `; ${malformed} malformed lines skipped` : ""}\n` +
+        process.stderr.write(
+          `advantages: ${r.count} rollouts in ${r.groups} groups with ${est.name}${o.preset ? ` (preset ${o.preset})` : ""} ${JSON.stringify(shown)}` +
+            `${r.whitened ? `; batch statistics per ${r.whitened}` : ""}${r.filtered ? `; ${r.filtered} rollouts in zero-variance groups filtered (advantage null)` : ""}` +
+            `${r.malformed ? `; ${r.malformed} malformed lines skipped` : ""}\n` +
             `advantages: ${formatAdvantageDiagnostics(diag)}\n`,
         );
-      } finally {
-        spill.dispose();
       }
+      for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
     });
 }
 
