@@ -13,6 +13,8 @@ export interface ServerContext {
   metrics: ServerMetrics;
   /** Set on SIGTERM: new work is refused with 503 while in-flight work finishes. */
   draining: boolean;
+  /** Set once the "scheduled spec, request without a step" warning has been written (it is written once). */
+  stepWarned?: boolean;
 }
 
 export interface ServerMetrics {
@@ -25,6 +27,7 @@ export interface ServerMetrics {
   rolloutTimeouts: Counter;
   promptNotFound: Counter;
   emptyResponse: Counter;
+  requestsWithoutStep: Counter;
 }
 
 /** Latency buckets, seconds: 1 ms … 60 s. */
@@ -42,6 +45,7 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission)
     rolloutTimeouts: registry.add(new Counter("rewardkit_rollout_deadline_exceeded_total", "Rollouts that passed the server's per-rollout deadline.")),
     promptNotFound: registry.add(new Counter("rewardkit_openrlhf_prompt_not_found_total", "OpenRLHF queries whose prompt was not found in the query (response located by assistant header or not at all).")),
     emptyResponse: registry.add(new Counter("rewardkit_openrlhf_empty_response_total", "OpenRLHF queries whose recovered response is empty (a recovery failure: scored as an empty completion), by how the response was located.")),
+    requestsWithoutStep: registry.add(new Counter("rewardkit_requests_without_step_total", "Scoring requests to a spec with schedules that left some rollout without a training step (scored at step 0), by route.")),
   };
   registry.add(new Gauge("rewardkit_queue_depth", "Rollouts admitted and not yet answered.", () => admission.depth));
   registry.add(new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity));
