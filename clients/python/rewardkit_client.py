@@ -47,6 +47,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = [
@@ -452,7 +453,8 @@ class _Coalescer:
                 fut.set_result(res)
 
 
-_coalescers: "Dict[Tuple[int, int], _Coalescer]" = {}
+# per event loop (weakly held: a finished loop takes its coalescers with it), then per client
+_coalescers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Dict[int, _Coalescer]]" = weakref.WeakKeyDictionary()
 
 
 async def compute_score_async(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kw: Any) -> Dict[str, float]:
@@ -462,12 +464,11 @@ async def compute_score_async(data_source: Any, solution_str: str, ground_truth:
     batched path on current verl. Returns :func:`compute_score`'s dict."""
     client = _client_from(kw)
     names = client.components() if client._spec is not None else await asyncio.to_thread(client.components)
-    loop = asyncio.get_running_loop()
-    key = (id(loop), id(client))
-    co = _coalescers.get(key)
+    per_loop = _coalescers.setdefault(asyncio.get_running_loop(), {})
+    co = per_loop.get(id(client))
     if co is None or co.client is not client:
         window = float(kw.get("rewardkit_window_ms", 5.0)) / 1000.0
-        co = _coalescers[key] = _Coalescer(client, window)
+        co = per_loop[id(client)] = _Coalescer(client, window)
     rollout = _verl_rollout(0, data_source, solution_str, ground_truth, extra_info, kw)
     return _verl_row(await co.add(rollout), names)
 
