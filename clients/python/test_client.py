@@ -2,7 +2,7 @@
 
 Run by test/server.test.ts, which starts the server and sets REWARDKIT_URL and REWARDKIT_TOKEN. By hand:
 
-    npx rewardkit serve --spec examples/math.yaml --token t &
+    REWARDKIT_TOKEN=t npx rewardkit serve --spec examples/math.yaml &
     REWARDKIT_URL=http://127.0.0.1:8787 REWARDKIT_TOKEN=t python3 clients/python/test_client.py
 """
 

@@ -16,6 +16,8 @@ export interface ServerContext {
   metrics: ServerMetrics;
   /** Set on SIGTERM: new work is refused with 503 while in-flight work finishes. */
   draining: boolean;
+  /** Set once the "scheduled spec, request without a step" warning has been written (it is written once). */
+  stepWarned?: boolean;
 }
 
 export interface ServerMetrics {
@@ -29,6 +31,7 @@ export interface ServerMetrics {
   promptNotFound: Counter;
   emptyResponse: Counter;
   clientAborted: Counter;
+  requestsWithoutStep: Counter;
 }
 
 /** Latency buckets, seconds: 1 ms … 60 s. */
@@ -47,6 +50,7 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission,
     promptNotFound: registry.add(new Counter("rewardkit_openrlhf_prompt_not_found_total", "OpenRLHF queries whose prompt was not found in the query (response located by assistant header or not at all).")),
     emptyResponse: registry.add(new Counter("rewardkit_openrlhf_empty_response_total", "OpenRLHF queries whose recovered response is empty (a recovery failure: scored as an empty completion), by how the response was located.")),
     clientAborted: registry.add(new Counter("rewardkit_client_aborted_total", "Requests whose client closed the connection before the answer was written, by route and phase (body: before the body was complete; answer: while it was scored or answered).")),
+    requestsWithoutStep: registry.add(new Counter("rewardkit_requests_without_step_total", "Scoring requests to a spec with schedules that left some rollout without a training step (scored at step 0), by route.")),
   };
   registry.add(new Gauge("rewardkit_requests_in_flight", "Requests with a body admitted and not yet answered.", () => bodies.inFlight));
   registry.add(new Gauge("rewardkit_body_bytes_in_flight", "Request-body bytes held by admitted requests.", () => bodies.bytesInFlight));

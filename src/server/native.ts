@@ -18,6 +18,7 @@ import { toRollout } from "../io/rollout.js";
 import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
 import { scoreRollouts } from "./score.js";
+import { noteMissingStep, requestStep } from "./step.js";
 
 /** Per-rollout problem as it appears in a result entry. */
 export interface RolloutError {
@@ -81,13 +82,15 @@ export function scoreHandler(ctx: ServerContext) {
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);
     if ("response" in env) return env.response;
-    const { step, details } = body.value as { step?: unknown; details?: unknown };
-    if (step !== undefined && (typeof step !== "number" || !Number.isInteger(step) || step < 0)) return errorResponse(c, 400, "bad_request", "step: expected a non-negative integer");
+    const { details } = body.value as { details?: unknown };
+    const step = requestStep(c, (body.value as { step?: unknown }).step);
+    if ("error" in step) return errorResponse(c, 400, "bad_request", step.error);
     if (details !== undefined && typeof details !== "boolean") return errorResponse(c, 400, "bad_request", "details: expected true or false");
-    const parsed = parseRollouts(env.rollouts, "score", step as number | undefined);
+    const parsed = parseRollouts(env.rollouts, "score", step.step);
     const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
     const refused = admit(ctx, c, valid.length);
     if (refused) return refused;
+    noteMissingStep(ctx, "/v1/score", valid.filter((p) => p.rollout.step === undefined).length, valid.length);
     const batch = await scoreRollouts(
       ctx,
       valid.map((p) => p.rollout),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { END_TOKENS, emptyResponseWarner, stripQuery } from "./openrlhf.js";
+import { ok, unscorable } from "../core/types.js";
+import { parseSpec } from "../spec/load.js";
+import { END_TOKENS, decodeLabel, emptyResponseWarner, openrlhfScore, stripQuery } from "./openrlhf.js";
 
 describe("stripQuery (OpenRLHF query → response)", () => {
   const qwen = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n";
@@ -92,5 +94,44 @@ describe("emptyResponseWarner", () => {
     warn(1, 4, { index: 1, method: "none" });
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain("(2 similar request(s) not logged since the last warning)");
+  });
+});
+
+describe("decodeLabel (structured references carried as JSON strings)", () => {
+  it("decodes JSON objects and lists holding a non-number; keeps every other label as given", () => {
+    expect(decodeLabel('{"city": "Paris", "n": 3}')).toEqual({ city: "Paris", n: 3 });
+    expect(decodeLabel(' ["3", "three"] ')).toEqual(["3", "three"]);
+    expect(decodeLabel('[{"input": [1], "output": 2}]')).toEqual([{ input: [1], output: 2 }]);
+    expect(decodeLabel("[-2, 7]")).toBe("[-2, 7]"); // a math interval, not the list "-2 or 7"
+    expect(decodeLabel("[]")).toBe("[]");
+    expect(decodeLabel("{1, 2, 3}")).toBe("{1, 2, 3}"); // a LaTeX-ish set: not JSON
+    expect(decodeLabel("42")).toBe("42");
+    expect(decodeLabel("\\frac{1}{2}")).toBe("\\frac{1}{2}");
+    expect(decodeLabel(42)).toBe(42);
+    expect(decodeLabel(["3"])).toEqual(["3"]);
+    expect(decodeLabel(null)).toBe(null);
+  });
+});
+
+describe("openrlhfScore (OpenRLHF's scores, in [0, 1])", () => {
+  const spec = (yaml: string) => parseSpec(yaml, "s.yaml");
+  const r = (...scores: Array<number | null>) => scores.map((score) => (score === null ? unscorable("no_answer") : ok(score)));
+
+  it("the pass of the first component that counts in the reward", () => {
+    const f = openrlhfScore(spec("components:\n  - {name: fmt, type: think-format, weight: 0}\n  - {name: acc, type: math, weight: 2}\n  - {name: len, type: overlong, maxLength: 10, bufferLength: 5}\n"));
+    expect(f(r(1, 1, -0.5), 1.5)).toBe(1); // total 1.5, but the score is acc's pass
+    expect(f(r(1, 0, 0), 0)).toBe(0);
+    expect(f(r(1, null, 0), 0)).toBe(0); // unscorable fails
+  });
+
+  it("honours passThreshold", () => {
+    const f = openrlhfScore(spec("components:\n  - {name: len, type: overlong, maxLength: 10, bufferLength: 5, passThreshold: -0.5}\n"));
+    expect(f(r(-0.4), -0.4)).toBe(1);
+    expect(f(r(-0.6), -0.6)).toBe(0);
+  });
+
+  it("a spec where no component counts sends the reward clamped to [0, 1]", () => {
+    const f = openrlhfScore(spec("components:\n  - {name: fmt, type: think-format, weight: 0}\n"));
+    expect([f(r(1), 1.7), f(r(1), 0.25), f(r(1), -2), f(r(1), null)]).toEqual([1, 0.25, 0, 0]);
   });
 });

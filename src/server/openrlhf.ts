@@ -5,12 +5,15 @@
  * `query` is prompt + response decoded with `skip_special_tokens=False`, so the response is recovered here.
  */
 import type { Context } from "hono";
-import type { Rollout } from "../core/types.js";
+import { passes } from "../compose/reward.js";
+import type { ComponentResult, Rollout } from "../core/types.js";
+import type { CompiledSpec } from "../spec/types.js";
 import { promptGroup } from "../io/rollout.js";
 import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
 import { admit } from "./native.js";
 import { scoreRollouts } from "./score.js";
+import { noteMissingStep, requestStep } from "./step.js";
 
 /**
  * End-of-turn, end-of-sequence and padding tokens of common chat templates. The response is cut at the first
@@ -157,9 +160,49 @@ export function emptyResponseWarner(write: (line: string) => void = (l) => proce
 }
 
 /**
+ * An OpenRLHF label as the rollout's reference. verl and OpenRLHF datasets carry structured references (code tests,
+ * JSON documents, lists of acceptable answers) as JSON strings, so a string whose trimmed text is a JSON **object**,
+ * or a JSON **array with at least one element that is not a number**, is decoded. Anything else is kept as given:
+ * other strings (`"42"`, `"\\frac{1}{2}"`, and `"[-2, 7]"`, which in a math answer is an interval, not a list of
+ * numbers), and labels that are already JSON values (numbers, lists, objects, sent as such).
+ * @example decodeLabel('{"city": "Paris"}') → {city: "Paris"}; decodeLabel('["3", "three"]') → ["3", "three"];
+ *   decodeLabel("[-2, 7]") → "[-2, 7]"; decodeLabel("42") → "42"; decodeLabel(42) → 42
+ */
+export function decodeLabel(label: unknown): unknown {
+  if (typeof label !== "string") return label;
+  const t = label.trim();
+  if (!(t.startsWith("{") && t.endsWith("}")) && !(t.startsWith("[") && t.endsWith("]"))) return label;
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch {
+    return label;
+  }
+  if (Array.isArray(v)) return v.length > 0 && v.some((x) => typeof x !== "number") ? v : label;
+  return v !== null && typeof v === "object" ? v : label;
+}
+
+/**
+ * How `/get_reward` fills OpenRLHF's `scores`, which drive its dynamic filtering (a group is kept when
+ * `min < mean(scores) < max`, default (0, 1), `openrlhf/trainer/ppo_utils/samples_generator.py`): `rewards` is the
+ * spec's reward; `scores[i]` is **1 when the first component that counts in the reward passes** (score ≥ its
+ * `passThreshold`; unscorable fails) and 0 otherwise. "Counts" means the aggregator reads it and, for weighted
+ * aggregators, its (step-0) weight is > 0; put the accuracy component first. A spec with no such component sends
+ * the reward clamped to [0, 1] (null → 0).
+ * @returns a function of one rollout's component results and reward giving its score in [0, 1].
+ */
+export function openrlhfScore(spec: CompiledSpec): (results: readonly ComponentResult[], reward: number | null) => number {
+  const agg = spec.aggregate;
+  const k = spec.components.findIndex((c, i) => agg.uses[i] && (!agg.weighted || c.weight > 0));
+  if (k >= 0) return (results) => (passes(spec, results, k) ? 1 : 0);
+  return (_results, reward) => (reward === null || !Number.isFinite(reward) ? 0 : Math.min(1, Math.max(0, reward)));
+}
+
+/**
  * `POST /get_reward`. Each `query[i]` becomes a rollout: id `i`, group from `prompts[i]`, completion the stripped
- * response, `reference` = `labels[i]` as given (a string; null → none). `rewards` and `scores` are both the
- * spec's reward (a null reward, `onUnscorable: exclude`, is sent as 0.0: OpenRLHF needs floats);
+ * response, `reference` = `labels[i]` decoded by {@link decodeLabel} (null → none), `step` = the body's `step` or the
+ * `X-Rewardkit-Step` header. `rewards` is the spec's reward (a null reward, `onUnscorable: exclude`, is sent as
+ * 0.0: OpenRLHF needs floats); `scores` a value in [0, 1] by {@link openrlhfScore};
  * `extra_logs` has, per component, its scores (unscorable → 0.0) and `<name>_unscorable` (1.0 / 0.0).
  */
 export function getRewardHandler(ctx: ServerContext) {
@@ -178,11 +221,14 @@ export function getRewardHandler(ctx: ServerContext) {
     for (const [name, v] of [["prompts", prompts], ["labels", labels]] as const) {
       if (v === undefined || v === null) continue;
       if (!Array.isArray(v) || v.length !== query.length) return errorResponse(c, 400, "bad_request", `${name}: expected an array of the same length as query (${query.length})`);
+      if (name === "labels") continue; // any JSON: strings, numbers, lists, objects (structured references)
       const bad = v.findIndex((x) => x !== null && typeof x !== "string");
       if (bad >= 0) return errorResponse(c, 400, "bad_request", `${name}[${bad}]: expected a string or null`);
     }
+    const step = requestStep(c, b.step);
+    if ("error" in step) return errorResponse(c, 400, "bad_request", step.error);
     const ps = (prompts ?? []) as Array<string | null>;
-    const ls = (labels ?? []) as Array<string | null>;
+    const ls = (labels ?? []) as unknown[];
     const rollouts: Rollout[] = [];
     const empty: Array<{ index: number; method: StripMethod }> = [];
     (query as string[]).forEach((q, i) => {
@@ -196,13 +242,15 @@ export function getRewardHandler(ctx: ServerContext) {
       }
       const r: Rollout = { id: String(i), group: promptGroup(prompt ?? ""), completion: response };
       if (prompt !== undefined) r.prompt = prompt;
-      const label = ls[i];
+      const label = decodeLabel(ls[i]);
       if (label !== undefined && label !== null) r.reference = label;
+      if (step.step !== undefined) r.step = step.step;
       rollouts.push(r);
     });
     const refused = admit(ctx, c, rollouts.length);
     if (refused) return refused;
     if (empty.length > 0) warn(empty.length, rollouts.length, empty[0]!);
+    if (step.step === undefined) noteMissingStep(ctx, "/get_reward", rollouts.length, rollouts.length);
     const batch = await scoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length));
     const rewards = batch.scores.map((s) => s.reward ?? 0);
     const extra: Record<string, number[]> = {};
@@ -210,6 +258,7 @@ export function getRewardHandler(ctx: ServerContext) {
       extra[comp.name] = batch.scores.map((s) => s.results[k]!.score ?? 0);
       extra[`${comp.name}_unscorable`] = batch.scores.map((s) => (s.results[k]!.score === null ? 1 : 0));
     });
-    return c.json({ rewards, scores: rewards, extra_logs: extra });
+    const scoreOf = openrlhfScore(ctx.spec);
+    return c.json({ rewards, scores: batch.scores.map((s) => scoreOf(s.results, s.reward)), extra_logs: extra });
   };
 }

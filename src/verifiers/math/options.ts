@@ -15,7 +15,10 @@ import { STYLE_NAMES } from "./styles.js";
  *   equivalent to the gold; some right and some wrong → score 0, `multiple_answers`), `reject` (boxed
  *   answers that are not all equivalent to each other → score 0, `multiple_answers`).
  * - `answerAfterThink`: the answer must follow the reasoning block `<thinkTag>…</thinkTag>`: only the text
- *   after the last closing tag is searched; an unclosed block has no answer (`no_answer`). Default false.
+ *   after the last closing tag is searched; an unclosed block has no answer (`no_answer`); text without the tags
+ *   is searched whole. Default true, by measurement on the bundled rollouts written as reasoning models write
+ *   them (`scripts/measure-answer-after-think.mjs`, docs/math.md): identical on text without tags and on boxed
+ *   finals, 98.9 % vs 88.9 % label agreement when the final answer after `</think>` is not boxed.
  * - `thinkTag`: the tag name (default `think`).
  * - `maxAnswerChars`: an extracted answer (or reference) longer than this is `parse_error` without being
  *   parsed (default 12 000, enough for a 10 000-digit integer).
@@ -34,7 +37,7 @@ export const MathOptionsSchema = z.strictObject({
   style: z.enum(STYLE_NAMES).default("auto"),
   extract: z.array(z.enum(ALL_EXTRACT_STRATEGIES)).min(1).optional(),
   multipleBoxed: z.enum(["last", "first", "all", "reject"]).default("last"),
-  answerAfterThink: z.boolean().default(false),
+  answerAfterThink: z.boolean().default(true),
   thinkTag: z.string().regex(/^[A-Za-z][\w-]*$/).default("think"),
   maxAnswerChars: z.number().int().min(16).max(1_000_000).default(12_000),
   percent: z.enum(["equal-fraction", "strict"]).default("equal-fraction"),

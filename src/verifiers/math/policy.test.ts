@@ -56,8 +56,12 @@ describe("extraction policy", () => {
     expect(afterThink("<think>never closed \\boxed{4}")).toBeNull();
     expect(afterThink("plain \\boxed{4}")).toBe("plain \\boxed{4}");
     const inside = "<think>so \\boxed{4}</think>I am not sure.";
-    expect((await verifyMath(inside, "4")).score).toBe(1); // default: anywhere
+    expect((await verifyMath(inside, "4", { answerAfterThink: false })).score).toBe(1); // false: anywhere
+    expect(await verifyMath(inside, "4")).toMatchObject({ score: null, reason: "no_answer" }); // default true
     expect(await verifyMath(inside, "4", { answerAfterThink: true })).toMatchObject({ score: null, reason: "no_answer" });
+    // the trial's case: a boxed guess inside <think> no longer beats the unboxed final answer
+    expect((await verifyMath("<think>maybe \\boxed{5}? no.</think>\n**7**", "7")).score).toBe(1);
+    expect((await verifyMath("<think>maybe \\boxed{5}? no.</think>\n**7**", "7", { answerAfterThink: false })).score).toBe(0);
     expect((await verifyMath("<think>maybe \\boxed{3}</think> The answer is \\boxed{4}.", "4", { answerAfterThink: true })).score).toBe(1);
     expect(await verifyMath("<think>\\boxed{4}", "4", { answerAfterThink: true })).toMatchObject({ reason: "no_answer" });
     expect((await verifyMath("<reason>\\boxed{3}</reason>\\boxed{4}", "4", { answerAfterThink: true, thinkTag: "reason" })).score).toBe(1);
