@@ -72,7 +72,8 @@ export function combine(verdicts: readonly ChoiceVerdict[], parser: Parser, labe
   }
   const details: Record<string, unknown> = {};
   let score: number;
-  if (parser.kind === "label") {
+  // labels vote; a label judgment scored by its token probabilities is a number like any other
+  if (parser.kind === "label" && !good.some((v) => v.scoredBy === "logprobs")) {
     const votes = new Map<string, { n: number; score: number }>();
     for (const v of good) {
       const e = votes.get(String(v.value)) ?? { n: 0, score: v.score! };
