@@ -160,9 +160,10 @@ describe("prometheus rubric judge (GPT-4 feedback replayed with its [RESULT] n)"
     ];
     expect(pairs.map(([a, b]) => pearson(recs.map((r) => r.scores[a]!), recs.map((r) => r.scores[b]!))).reduce((a, b) => a + b, 0) / 3).toBeCloseTo(self, 6);
     // samples: 3 (n = 3 in one request) averages the three: the mean of GPT-4's scores exactly, correlation 1
-    const three = await scoreAll({ baseUrl: `${server.url}/v1`, template: T, parse: "prometheus", samples: 3, temperature: 1 }, rollouts);
-    three.results.forEach((x, k) => expect(x.score).toBeCloseTo((mean3[k]! - 1) / 4, 12));
-    expect(three.usage.calls).toBe(recs.length);
+    const some = rollouts.filter((_, k) => FULL || k % 8 === 0);
+    const three = await scoreAll({ baseUrl: `${server.url}/v1`, template: T, parse: "prometheus", samples: 3, temperature: 1 }, some);
+    three.results.forEach((x, k) => expect(x.score).toBeCloseTo((mean3[Number(some[k]!.id.slice(1))]! - 1) / 4, 12));
+    expect(three.usage.calls).toBe(some.length);
   });
 });
 
