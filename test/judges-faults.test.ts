@@ -41,7 +41,7 @@ describe("judge under injected faults (score job)", () => {
           case 6:
             return { raw: 'data: {"choices":[{"index":0,"delta":{"content":"Rating: [["}}]}\n\n', contentType: "text/event-stream" };
           case 7:
-            return { ...good, delayMs: 1200 };
+            return { ...good, delayMs: 3500 };
           default:
             return good;
         }
@@ -59,7 +59,7 @@ describe("judge under injected faults (score job)", () => {
     writeFileSync(input, [...rows, ...dups].map((r) => JSON.stringify(r)).join("\n") + "\n");
     process.env.RK_FAULT_KEY = KEY;
     const c = compileSpec(
-      { components: [{ name: "judge", type: "judge", baseUrl: `${server.url}/v1`, model: "m", apiKeyEnv: "RK_FAULT_KEY", template: "{{completion}}", parse: "mt-bench", requestTimeoutMs: 800, maxRetries: 3, backoffMs: 20 }] },
+      { components: [{ name: "judge", type: "judge", baseUrl: `${server.url}/v1`, model: "m", apiKeyEnv: "RK_FAULT_KEY", template: "{{completion}}", parse: "mt-bench", requestTimeoutMs: 3000, maxRetries: 3, backoffMs: 20 }] },
       "faults",
     );
     if ("issues" in c) throw new Error(JSON.stringify(c.issues));
