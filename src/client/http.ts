@@ -24,11 +24,18 @@ function head(text: string): string {
  * @param signal the caller's deadline: when it aborts, the attempt is abandoned (`fail`, not retried).
  */
 export async function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<Attempt> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), timeoutMs);
-  const combined = signal ? AbortSignal.any([timeout.signal, signal]) : timeout.signal;
+  // one controller, aborted by the deadline or by the caller (AbortSignal.any would make a third signal per attempt,
+  // and signals are costly to create in Node 20)
+  const ctl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctl.abort();
+  }, timeoutMs);
+  const onAbort = (): void => ctl.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", ...headers }, body, signal: combined });
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", ...headers }, body, signal: ctl.signal });
     const text = await res.text();
     if (!res.ok) {
       const retryAfterMs = parseRetryAfter(res.headers);
@@ -48,10 +55,11 @@ export async function postOnce(url: string, body: string, headers: Record<string
     }
   } catch (e) {
     if (signal?.aborted) return { kind: "fail", error: "aborted: the component's deadline passed" };
-    if (timeout.signal.aborted) return { kind: "retry", error: `timeout after ${timeoutMs} ms`, timedOut: true };
+    if (timedOut) return { kind: "retry", error: `timeout after ${timeoutMs} ms`, timedOut: true };
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     return { kind: "retry", error: `request failed: ${(e as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}` };
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
 }
