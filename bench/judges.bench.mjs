@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Judge client benchmark: N rollouts scored by a `judge` component (the whole score job: JSONL in, scored JSONL out)
 // against a replay server in another process that answers every chat completion after a fixed latency. The ideal
-// time is ceil(N / concurrency) × latency (the endpoint's latency is the only cost); beside it, a bare fetch loop
-// with the same concurrency against the same server (the best any client could do here). Medians of interleaved runs.
+// time is ceil(N / concurrency) × latency (the endpoint's latency is the only cost); beside it, bare request loops
+// (global fetch, and node:http with a keep-alive agent — the transport rewardkit's client uses) with the same
+// concurrency against the same server: the best any client could do on this machine. Medians of interleaved runs.
 // Run: npm run bench:judges   [-- --n 1000 --latency 20 --concurrency 32 --repeats 5]
 import { spawn } from "node:child_process";
+import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,22 +71,50 @@ try {
     );
     return performance.now() - t0;
   }
+  const agent = new Agent({ keepAlive: true, maxSockets: C });
+  async function httpRun() {
+    let next = 0;
+    const t0 = performance.now();
+    const one = (k) =>
+      new Promise((ok, fail) => {
+        const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: `http ${k}` }] });
+        const req = request(`${url}/chat/completions`, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+          const chunks = [];
+          res.on("data", (c) => chunks.push(c));
+          res.on("end", () => ok(JSON.parse(Buffer.concat(chunks).toString())));
+        });
+        req.on("error", fail);
+        req.end(body);
+      });
+    await Promise.all(
+      Array.from({ length: C }, async () => {
+        while (next < N) await one(next++);
+      }),
+    );
+    return performance.now() - t0;
+  }
   await bareRun(); // warm-up: connections, JIT
+  await httpRun();
   await judgeRun();
   const judge = [];
   const bare = [];
+  const http = [];
   for (let r = 0; r < REPEATS; r++) {
     bare.push(await bareRun());
+    http.push(await httpRun());
     judge.push(await judgeRun());
   }
+  agent.destroy();
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const ideal = Math.ceil(N / C) * LATENCY;
   const j = median(judge);
   const b = median(bare);
+  const h = median(http);
   console.log(`judge bench: ${N} rollouts, replay latency ${LATENCY} ms, concurrency ${C}, ${REPEATS} interleaved runs (medians)`);
   console.log(`  ideal  ceil(N/C)·latency  ${ideal.toFixed(0)} ms`);
   console.log(`  bare fetch loop           ${b.toFixed(0)} ms   ${(b / ideal).toFixed(3)}x ideal`);
-  console.log(`  rewardkit score (judge)   ${j.toFixed(0)} ms   ${(j / ideal).toFixed(3)}x ideal   ${(j / b).toFixed(3)}x bare   (target < 1.5x ideal)`);
+  console.log(`  bare node:http loop       ${h.toFixed(0)} ms   ${(h / ideal).toFixed(3)}x ideal`);
+  console.log(`  rewardkit score (judge)   ${j.toFixed(0)} ms   ${(j / ideal).toFixed(3)}x ideal   ${(j / h).toFixed(3)}x bare node:http   (target < 1.5x ideal)`);
 } finally {
   server.kill();
   rmSync(dir, { recursive: true, force: true });
