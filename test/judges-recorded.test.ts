@@ -143,9 +143,9 @@ describe("prometheus rubric judge (GPT-4 feedback replayed with its [RESULT] n)"
   const T = "Judge-Tag: {{item.metadata.key}}\n###Response to evaluate:\n{{completion}}\n###Score Rubrics: …\n###Feedback: ";
 
   it.each([
-    ["dev (mt-bench)", "dev", 0, 0.951868, 0.851054],
-    ["held-out (vicuna)", "heldout", 320, 0.928807, 0.808547],
-  ] as const)("%s: one judgment vs the mean of GPT-4's three (Pearson %f); GPT-4's sample-vs-sample agreement %f", async (_name, split, offset, r1, self) => {
+    { name: "dev (mt-bench)", split: "dev", offset: 0, r1: 0.951868, self: 0.851054 },
+    { name: "held-out (vicuna)", split: "heldout", offset: 320, r1: 0.928807, self: 0.808547 },
+  ] as const)("$name: one judgment vs the mean of GPT-4's three, Pearson $r1; GPT-4 sample vs sample $self", async ({ split, offset, r1, self }) => {
     const recs = PROM[split];
     const rollouts: Rollout[] = recs.map((_, k) => ({ id: `p${k}`, group: "g", completion: `response ${k}`, metadata: { key: offset + k } }));
     const one = await scoreAll({ baseUrl: `${server.url}/v1`, template: T, parse: "prometheus" }, rollouts);
