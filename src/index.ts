@@ -14,6 +14,7 @@ export type { Problem } from "./spec/errors.js";
 export type { CompiledSpec, CompiledComponent, PlainSpec } from "./spec/types.js";
 
 export { getVerifier, verifierTypes } from "./verifiers/registry.js";
+export type { CallUsage } from "./client/types.js";
 export type { VerifierDefinition, VerifierInput, VerifyFn } from "./verifiers/types.js";
 
 export { computeReward, passes, gateOpen } from "./compose/reward.js";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { BoundedCache } from "../core/cache.js";
-import { postOnce } from "./http.js";
+import { createAgents, postOnce } from "./http.js";
+import type { Agents } from "./http.js";
 import { AbortedError, Limiter } from "./limiter.js";
 import { backoffDelay, sleep } from "./retry.js";
 import type { BackoffOptions } from "./retry.js";
@@ -37,6 +38,7 @@ export class ModelClient {
   private readonly pending = new Map<string, Promise<CallResult<unknown>>>();
   private readonly headers: Record<string, string>;
   private readonly backoff: BackoffOptions;
+  private readonly agents: Agents;
   private readonly usage: CallUsage = { calls: 0, retries: 0, failures: 0, timeouts: 0, cacheHits: 0, promptTokens: 0, completionTokens: 0, cost: 0 };
 
   constructor(private readonly o: ClientOptions) {
@@ -44,6 +46,7 @@ export class ModelClient {
     this.cache = new BoundedCache<unknown>(o.cacheSize);
     this.headers = { ...(o.headers ?? {}), ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) };
     this.backoff = { baseMs: o.backoffMs ?? 500, maxMs: o.maxBackoffMs ?? 30_000 };
+    this.agents = createAgents(o.concurrency);
   }
 
   /** Counters since the client was made (a copy; cost in the `price` currency, rounded to 1e-6). */
@@ -108,7 +111,7 @@ export class ModelClient {
       }
       attempts++;
       this.usage.calls++;
-      const a = await postOnce(url, text, this.headers, this.o.requestTimeoutMs, co.signal);
+      const a = await postOnce(url, text, this.headers, this.o.requestTimeoutMs, this.agents, co.signal);
       if (a.kind === "ok") {
         const x = co.extract(a.json);
         const prompt = x.usage?.promptTokens ?? 0;

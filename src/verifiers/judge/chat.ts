@@ -28,11 +28,13 @@ function tokensOf(lp: unknown): JudgeChoice["tokens"] {
   if (!Array.isArray(content)) return undefined;
   const out: NonNullable<JudgeChoice["tokens"]> = [];
   for (const e of content) {
-    if (!isRecord(e) || typeof e.token !== "string" || typeof e.logprob !== "number") return undefined;
+    if (!isRecord(e) || typeof e.token !== "string") return undefined;
     const top = Array.isArray(e.top_logprobs)
       ? e.top_logprobs.filter((t): t is TopLogprob => isRecord(t) && typeof t.token === "string" && typeof t.logprob === "number").map((t) => ({ token: t.token, logprob: t.logprob }))
       : [];
-    out.push({ token: e.token, logprob: e.logprob, top });
+    // some recorders keep only the alternatives: the sampled token's own log-prob is then its top-k entry
+    const logprob = typeof e.logprob === "number" ? e.logprob : (top.find((t) => t.token === e.token)?.logprob ?? Number.NaN);
+    out.push({ token: e.token, logprob, top });
   }
   return out;
 }

@@ -1,8 +1,9 @@
 /**
  * "Master keys" (Zhao et al. 2025, "One Token to Fool LLM-as-a-Judge"): responses with no content that LLM judges
  * nonetheless accept at high rates — non-word symbols and reasoning openers in several languages. A completion that
- * is nothing but one of them (or empty) is refused before the judge is asked: it scores 0 (`format_mismatch`,
- * `details.guard: "master_key"`) and costs no call. Case and surrounding whitespace/punctuation are ignored.
+ * is nothing but one of them (or empty) scores 0 (`format_mismatch`, `details.guard: "master_key"`) whatever the
+ * judge says; the judge is still asked, and its score kept in `details.judgeScore` (evidence of a fooled judge).
+ * Case and surrounding whitespace/punctuation are ignored.
  */
 const OPENERS = [
   "thought process",

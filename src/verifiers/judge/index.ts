@@ -72,7 +72,8 @@ export function combine(verdicts: readonly ChoiceVerdict[], parser: Parser, labe
   }
   const details: Record<string, unknown> = {};
   let score: number;
-  if (parser.kind === "label") {
+  // labels vote; a label judgment scored by its token probabilities is a number like any other
+  if (parser.kind === "label" && !good.some((v) => v.scoredBy === "logprobs")) {
     const votes = new Map<string, { n: number; score: number }>();
     for (const v of good) {
       const e = votes.get(String(v.value)) ?? { n: 0, score: v.score! };
@@ -215,31 +216,30 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
       return name === "reference" ? unscorable("no_reference") : unscorable(name === "prompt" ? "judge_error" : "no_reference", { error: `the template's {{${name}}} has no value in this rollout` });
     }
 
-    const guarded = (completion: string): ComponentResult | undefined => {
+    // A master-key completion is still judged (so the judge's opinion of it is on record: a judge that rates ":"
+    // highly is worth knowing about), but scores 0 whatever the judge said.
+    const guard = (completion: string, r: ComponentResult): ComponentResult => {
       const why = o.guard ? masterKey(completion) : undefined;
-      return why ? ok(0, "format_mismatch", { guard: "master_key", problem: why }) : undefined;
+      if (!why) return r;
+      return ok(0, "format_mismatch", { guard: "master_key", problem: why, judgeScore: r.score, ...(r.reason ? { judgeReason: r.reason } : {}) });
     };
     let fn: VerifyFn;
     if (o.mode === "single") {
       fn = async ({ completion, reference, rollout, signal }) => {
-        const g = guarded(completion);
-        if (g) return g;
         const m = messagesFor(o, { ...baseVars(completion, reference, rollout), completion }, rollout);
         if ("missing" in m) return missingResult(m.missing);
         const r = await judged(m.messages, rollout, signal);
-        return "status" in r ? r : ok(r.score, undefined, r.details);
+        return guard(completion, "status" in r ? r : ok(r.score, undefined, r.details));
       };
     } else if (o.mode === "pairwise") {
       fn = async ({ completion, reference, rollout, signal }) => {
-        const g = guarded(completion);
-        if (g) return g;
         const vars = baseVars(completion, reference, rollout);
         if (vars.reference === undefined) return unscorable("no_reference");
         const ab = messagesFor(o, { ...vars, answer_a: completion, answer_b: vars.reference }, rollout);
         if ("missing" in ab) return missingResult(ab.missing);
         const ba = o.swap ? messagesFor(o, { ...vars, answer_a: vars.reference, answer_b: completion }, rollout) : undefined;
         const [first, second] = await Promise.all([judged(ab.messages, rollout, signal), ba && "messages" in ba ? judged(ba.messages, rollout, signal) : undefined]);
-        return pairwiseResult(first, second);
+        return guard(completion, pairwiseResult(first, second));
       };
     } else {
       const collector = new GroupCollector(o.groupSize!, o.groupWaitMs, async (members, signal) => {
@@ -252,10 +252,8 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
         if ("error" in a) return members.map(() => unscorable("judge_error", { error: client.redact(a.error), ...(a.status !== undefined ? { status: a.status } : {}), attempts: a.attempts }));
         return rankRewards(a.choices, parser, members.length, (t) => client.redact(t));
       });
-      // a guarded rollout still joins its group (the others wait for it) but keeps its 0
       fn = async ({ completion, reference, rollout, signal }) => {
-        const r = await collector.add(rollout.group, { completion, reference, rollout }, signal);
-        return guarded(completion) ?? r;
+        return guard(completion, await collector.add(rollout.group, { completion, reference, rollout }, signal));
       };
     }
     fn.usage = () => client.stats();

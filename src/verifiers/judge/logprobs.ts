@@ -7,7 +7,7 @@ import type { Parsed, Parser } from "./parse.js";
 export interface LogprobSettings {
   /** `top_logprobs` asked for (1–20). */
   topLogprobs: number;
-  /** Token → score, matched after trimming whitespace, case-sensitive (AlpacaEval: `{m: 1, M: 0}`); default: the parser's values. */
+  /** Token → score, matched exactly as the server spells the token (AlpacaEval: `{m: 1, M: 0}`); default: the parser's values. */
   tokens?: Record<string, number>;
   /** Which generated token carries the verdict: the one under the parsed match (`match`) or the first non-blank one (`first`). */
   position: "match" | "first";
@@ -46,7 +46,8 @@ export function logprobScore(choice: JudgeChoice, parser: Parser, parsed: Parsed
   }
   if (k < 0) return { error: "the generated tokens do not reach the verdict" };
   const t = tokens[k]!;
-  const value = s.tokens ? (x: string): number | undefined => s.tokens![x.trim()] : parser.tokenValue?.bind(parser);
+  // a tokens map is matched exactly (AlpacaEval counts "m", not " m"); a parser's own values ignore whitespace
+  const value = s.tokens ? (x: string): number | undefined => (Object.hasOwn(s.tokens!, x) ? s.tokens![x] : undefined) : parser.tokenValue?.bind(parser);
   if (!value) return { error: `probability-based scoring needs a numeric or label parser or a tokens map (not ${parser.describe})` };
   const top: TopLogprob[] = t.top.some((x) => x.token === t.token) ? t.top : [{ token: t.token, logprob: t.logprob }, ...t.top];
   const d = tokenDistribution(top, value);

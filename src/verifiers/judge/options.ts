@@ -84,8 +84,9 @@ const base = z.strictObject({
     ])
     .default(false),
   /**
-   * Refuse master-key completions before asking (default true): an empty completion, one with no letter or digit,
-   * or a bare reasoning opener ("Thought process:", "Solution", "解") scores 0 without a call (`guard.ts`).
+   * Master-key guard (default true): an empty completion, one with no letter or digit, or a bare reasoning opener
+   * ("Thought process:", "Solution", "解") scores 0 whatever the judge says (`guard.ts`; the judge's own score is
+   * kept in `details.judgeScore`).
    */
   guard: z.boolean().default(true),
   /** Keep the judge's text in `details.raw` on scored verdicts too (it is always kept on `judge_error`). */

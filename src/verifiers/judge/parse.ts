@@ -148,27 +148,30 @@ function numberParser(source: string, flags: string, min: number | undefined, ma
   };
 }
 
-/** Label parser: the whole answer when it is one label, else the label mentioned last (whole words, any case). */
+/** Label parser: the whole answer when it is one label, else the label mentioned last (whole words, any case unless two labels differ only in case). */
 function labelParser(labels: readonly string[], passing: readonly string[], describe: string, values?: Record<string, number>): Parser {
   const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const sorted = [...labels].sort((a, b) => b.length - a.length); // longest first at one position
-  const re = new RegExp(`(?<![\\p{L}\\p{N}_])(${sorted.map(esc).join("|")})(?![\\p{L}\\p{N}_])`, "giu");
-  const canon = new Map(labels.map((l) => [l.toLowerCase(), l]));
+  // labels that differ only in case ("m" / "M", AlpacaEval's identifiers) are matched case-sensitively
+  const fold = new Set(labels.map((l) => l.toLowerCase())).size === labels.length;
+  const norm = (x: string): string => (fold ? x.toLowerCase() : x);
+  const re = new RegExp(`(?<![\\p{L}\\p{N}_])(${sorted.map(esc).join("|")})(?![\\p{L}\\p{N}_])`, fold ? "giu" : "gu");
+  const canon = new Map(labels.map((l) => [norm(l), l]));
   const valueOf = (label: string): number => values?.[label] ?? (passing.includes(label) ? 1 : 0);
   return {
     kind: values ? "number" : "label",
     describe,
     parse(text) {
       const whole = text.trim().replace(/^["'`*\s]+|["'`*.\s]+$/g, "");
-      const exact = canon.get(whole.toLowerCase());
+      const exact = canon.get(norm(whole));
       if (exact !== undefined) return { score: valueOf(exact), value: exact, at: text.indexOf(whole), length: whole.length };
       const m = lastMatch(re, text);
       if (!m) return { error: `no label (${labels.join(", ")}) in the answer` };
-      const label = canon.get(m[1]!.toLowerCase())!;
+      const label = canon.get(norm(m[1]!))!;
       return { score: valueOf(label), value: label, at: m.index, length: m[0].length };
     },
     tokenValue(token) {
-      const label = canon.get(token.trim().toLowerCase());
+      const label = canon.get(norm(token.trim()));
       return label === undefined ? undefined : valueOf(label);
     },
   };
