@@ -22,6 +22,10 @@ export const REASONS = {
   logprob_error: "Token log-probs were missing or malformed.",
   judge_error: "The judge model call failed.",
   worker_error: "The verifier crashed; the message is in `details.error`.",
+  unsupported_instruction: "The reference asks for an instruction the checker cannot decide as specified (e.g. an IFEval letter-frequency instruction on a non-letter under `letters: ascii`); per-instruction verdicts are in `details.instructions`.",
+  dependency_unscorable: "A component this one reads (e.g. cosine-length's `correctness` component) was unscorable for this rollout.",
+  group_filtered: "The rollout's group was dropped by a group-level filter (RLPR's std filter: the group's scores vary too little to carry signal).",
+  no_language: "No letters to identify a language in (the text is empty, or only digits, symbols or code).",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
   no_match: "The pattern or text was not found (score 0).",
@@ -30,6 +34,7 @@ export const REASONS = {
   schema_violation: "The document does not satisfy the schema.",
   tests_failed: "Some unit tests did not pass; per-test statuses are in `details` (score 0 with `all`, partial credit with `fraction` or `weighted`).",
   multiple_answers: "Several conflicting final answers were given where exactly one is asked for (score 0: a rejected enumeration).",
+  not_followed: "Some instructions were not followed (score 0 with `all`, the share followed with `share`); per-instruction verdicts are in `details.instructions`.",
 } as const;
 
 /** A reason code from {@link REASONS}. */
@@ -52,4 +57,8 @@ export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "logprob_error",
   "judge_error",
   "worker_error",
+  "unsupported_instruction",
+  "dependency_unscorable",
+  "group_filtered",
+  "no_language",
 ]);

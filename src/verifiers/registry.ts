@@ -20,6 +20,7 @@ import { bleuVerifier } from "./text/bleu.js";
 import { rougeVerifiers } from "./text/rouge.js";
 import { iouVerifier } from "./geometry/iou.js";
 import { openaiGraderVerifier } from "../openai/grader-verifier.js";
+import { ifevalVerifier } from "./ifeval/index.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -48,6 +49,7 @@ const BUILTIN: VerifierDefinition<never>[] = [
   ...rougeVerifiers,
   iouVerifier,
   openaiGraderVerifier,
+  ifevalVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
