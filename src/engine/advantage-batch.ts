@@ -55,6 +55,14 @@ export class AdvantageBatch {
     if (this.stratumKey !== undefined) this.strata.push(this.strataIds.idOf(String(getPath(rollout, this.stratumKey) ?? null)));
   }
 
+  /** Replaces rollout k's verdicts and reward (the group stage rescored it after {@link add}). */
+  set(k: number, results: readonly ComponentResult[], reward: number | null): void {
+    this.rewards[k] = reward ?? NaN;
+    results.forEach((r, c) => {
+      this.scores[c]![k] = r.score ?? NaN;
+    });
+  }
+
   /** Number of groups seen. */
   get groupCount(): number {
     return this.groups.size;

@@ -17,12 +17,12 @@ const options = z.strictObject({
   /** `all` (default): 1 when every instruction is followed, else 0 (IFEval's prompt level). `share`: the fraction followed (instruction level). */
   score: z.enum(["all", "share"]).default("all"),
   /**
-   * `keywords:letter_frequency` with a `letter` outside a–z. `ascii` (default): as the checker that produced IFEval's
-   * published verdicts, which does not count such a letter (it substitutes a random one), so rewardkit cannot decide
-   * the instruction: it is `null` in `details` and the component is unscorable unless another instruction failed.
-   * `any`: count the character itself, as Google's current checker does.
+   * `keywords:letter_frequency` with a `letter` outside a–z (IFEval has `#` and `!`). `any` (default): count that
+   * character, as Google's current checker does. `ascii`: as the 2023–2025 checker that produced IFEval's published
+   * verdicts, which does not count such a letter but a random one; rewardkit cannot decide that instruction, so it
+   * is `null` in `details` and the component is unscorable unless another instruction failed.
    */
-  letters: z.enum(["ascii", "any"]).default("ascii"),
+  letters: z.enum(["any", "ascii"]).default("any"),
 });
 export type IfevalOptions = z.infer<typeof options>;
 
@@ -102,9 +102,10 @@ export function ifevalResult(verdicts: readonly InstructionVerdict[], score: Ife
  * Example: reference `{instruction_id_list: ["punctuation:no_comma", "change_case:english_lowercase"], kwargs: [{}, {}]}`,
  * completion `"hello there."` → 1; `"Hello, there."` → 0 (`details.followed` 0 of 2), 0 with `share` as well.
  *
- * On IFEval's 540 GPT-4 responses with Google's verdicts it reproduces the prompt-level 415 (strict) and 431 (loose)
- * and 830/832 (strict) and 832/832 (loose) instruction verdicts; the two strict differences are letter-frequency
- * instructions on `#` and `!`, which Google's checker scored with a random letter (`docs/length-ifeval.md`).
+ * On IFEval's 540 GPT-4 responses with Google's verdicts it agrees on 830/832 instruction verdicts (strict) and 832/832
+ * (loose), prompt level 417 vs Google's 415 (strict) and 431 = 431 (loose). The two strict differences are the
+ * letter-frequency instructions on `#` and `!`, which Google's checker scored with a random letter: no deterministic
+ * checker can match both modes there (`docs/length-ifeval.md`).
  */
 export const ifevalVerifier: VerifierDefinition<IfevalOptions> = {
   type: "ifeval",
