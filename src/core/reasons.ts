@@ -25,6 +25,7 @@ export const REASONS = {
   unsupported_instruction: "The reference asks for an instruction the checker cannot decide as specified (e.g. an IFEval letter-frequency instruction on a non-letter under `letters: ascii`); per-instruction verdicts are in `details.instructions`.",
   dependency_unscorable: "A component this one reads (e.g. cosine-length's `correctness` component) was unscorable for this rollout.",
   group_filtered: "The rollout's group was dropped by a group-level filter (RLPR's std filter: the group's scores vary too little to carry signal).",
+  missing_field: "A rollout field the verifier needs is absent or malformed (named in `details.field`), e.g. `completion_ids` for `repetition-penalty` with `over: tokens`.",
   no_language: "No letters to identify a language in (the text is empty, or only digits, symbols or code).",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
@@ -61,4 +62,5 @@ export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "dependency_unscorable",
   "group_filtered",
   "no_language",
+  "missing_field",
 ]);

@@ -21,6 +21,11 @@ import { rougeVerifiers } from "./text/rouge.js";
 import { iouVerifier } from "./geometry/iou.js";
 import { openaiGraderVerifier } from "../openai/grader-verifier.js";
 import { ifevalVerifier } from "./ifeval/index.js";
+import { cosineLengthVerifier } from "./length/cosine.js";
+import { repetitionPenaltyVerifier } from "./length/repetition.js";
+import { lengthBudgetVerifier } from "./length/budget.js";
+import { groupLengthVerifier } from "./length/group-length.js";
+import { languageVerifier } from "./language/index.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -50,6 +55,11 @@ const BUILTIN: VerifierDefinition<never>[] = [
   iouVerifier,
   openaiGraderVerifier,
   ifevalVerifier,
+  cosineLengthVerifier,
+  repetitionPenaltyVerifier,
+  lengthBudgetVerifier,
+  groupLengthVerifier,
+  languageVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();
