@@ -16,8 +16,13 @@ const options = z.strictObject({
   reasoningStart: z.string().min(1).default("<think>"),
   /** Language identifier for runs of shared scripts (Latin, Cyrillic, Arabic, Devanagari …): `eld` (default) or `langdetect`. */
   detector: z.enum(DETECTOR_NAMES).default("eld"),
-  /** Leave out fenced code, inline code and `$…$` / `\(…\)` / `\[…\]` math before counting (default true): they are in no natural language. */
-  skipCode: z.boolean().default(true),
+  /**
+   * Leave out fenced code, inline code and `$…$` / `\(…\)` / `\[…\]` math spans before counting (default false),
+   * but only spans with no non-ASCII letter, so text in another script cannot be hidden in them. Still, with a
+   * non-English target a policy could move English into code spans: pair it with a format check. Tags (`<think>`)
+   * are always left out (markup, not words).
+   */
+  skipCode: z.boolean().default(false),
   /** A run of fewer words than this takes the language of all the text in its script (default 3): short runs are too short to identify. */
   minRunWords: z.number().int().positive().default(3),
 });
@@ -57,7 +62,10 @@ const SHARED_SCRIPTS: ReadonlyArray<[RegExp, string]> = [
 const HAN = /\p{Script=Han}/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const LETTER = /\p{L}/u;
-const CODE = /```[\s\S]*?(?:```|$)|`[^`\n]*`|\$\$[\s\S]*?\$\$|\$[^$\n]*\$|\\\([\s\S]*?\\\)|\\\[[\s\S]*?\\\]/g;
+const TAG = /<\/?[A-Za-z][\w-]*>/g;
+// every opener closes at the latest at the end of the text, so each span is found in one linear pass
+const CODE = /```[\s\S]*?(?:```|$)|`[^`\n]*`|\$\$[\s\S]*?(?:\$\$|$)|\$[^$\n]*\$|\\\([\s\S]*?(?:\\\)|$)|\\\[[\s\S]*?(?:\\\]|$)/g;
+const NON_ASCII_LETTER = /[^\P{L}A-Za-z]/u;
 const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
 
 /** The part of the completion a `language` component reads. */
@@ -139,7 +147,8 @@ export const languageVerifier: VerifierDefinition<LanguageOptions> = {
     const detect = DETECTORS[o.detector];
     return ({ completion }) => {
       const { text, reasoningFound } = languagePart(completion, o);
-      const stripped = o.skipCode ? text.replace(CODE, " ") : text;
+      const untagged = text.replace(TAG, " ");
+      const stripped = o.skipCode ? untagged.replace(CODE, (span) => (NON_ASCII_LETTER.test(span) ? span : " ")) : untagged;
       const r = languageShare(stripped, o.target, detect, o.minRunWords);
       const extra = reasoningFound === undefined ? {} : { reasoningFound };
       if (!r) return unscorable("no_language", extra);
