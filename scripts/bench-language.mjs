@@ -5,7 +5,7 @@
 // (code points) for `eld` and `langdetect`, and for the `language` verifier (share of target words >= 0.5).
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import { DETECTORS } from "../dist/verifiers/language/detectors.js";
+import { detector } from "../dist/verifiers/language/detectors.js";
 import { languageShare } from "../dist/verifiers/language/index.js";
 
 const F = new URL("../test/fixtures/ifeval/", import.meta.url);
@@ -38,10 +38,12 @@ const buckets = [
   ["51-100", 51, 100],
   [">100", 101, Infinity],
 ];
+const eld = await detector("eld");
+const langdetect = await detector("langdetect");
 const methods = {
-  eld: (t) => DETECTORS.eld(t.text) === t.lang,
-  langdetect: (t) => DETECTORS.langdetect(t.text) === t.lang,
-  "language (eld)": (t) => (languageShare(t.text, t.lang, DETECTORS.eld)?.share ?? 0) >= 0.5,
+  eld: (t) => eld(t.text) === t.lang,
+  langdetect: (t) => langdetect(t.text) === t.lang,
+  "language (eld)": (t) => (languageShare(t.text, t.lang, eld)?.share ?? 0) >= 0.5,
 };
 for (const part of ["dev", "held-out"]) {
   const rows = texts.filter((t) => t.part === part);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
-import { DETECTORS, DETECTOR_NAMES } from "./detectors.js";
+import { DETECTOR_NAMES, detector } from "./detectors.js";
 
 const options = z.strictObject({
   /** The language the text should be in: ISO 639-1 (`en`, `zh`, `ja` …). */
@@ -142,10 +142,10 @@ export const languageVerifier: VerifierDefinition<LanguageOptions> = {
   summary: "share of the words in the target language (DeepSeek-R1 language consistency), over the completion or its reasoning",
   options,
   isolation: "inline", // a segmenter pass and a detector call per run of shared-script words
-  defaultTimeoutMs: 5000,
+  defaultTimeoutMs: 10_000, // the first call of a process loads the detector (about a second for eld)
   create(o) {
-    const detect = DETECTORS[o.detector];
-    return ({ completion }) => {
+    return async ({ completion }) => {
+      const detect = await detector(o.detector);
       const { text, reasoningFound } = languagePart(completion, o);
       const untagged = text.replace(TAG, " ");
       const stripped = o.skipCode ? untagged.replace(CODE, (span) => (NON_ASCII_LETTER.test(span) ? span : " ")) : untagged;
