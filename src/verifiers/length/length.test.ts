@@ -5,6 +5,7 @@ import { createScorer } from "../../engine/scorer.js";
 import { scoreBatch } from "../../engine/batch.js";
 import { compileSpec } from "../../spec/compile.js";
 import { parseSpec } from "../../spec/load.js";
+import { toRollout } from "../../io/rollout.js";
 import { budgetTerm, lengthBudgetVerifier } from "./budget.js";
 import { cosineScaled } from "./cosine.js";
 import { groupLengthRewards } from "./group-length.js";
@@ -99,6 +100,9 @@ describe("repetition-penalty (TRL _RepetitionPenalty; open-r1 word n-grams)", ()
     expect(fn({ ngramSize: 2 })({ completion: "a b c d", reference: undefined, rollout: w })).toEqual({ score: 0, status: "ok", details: { over: "words", units: 4, ngrams: 3 } });
     expect(fn({ over: "tokens" })({ completion: "a b c d", reference: undefined, rollout: w })).toMatchObject({ score: null, reason: "missing_field" });
     expect(repetitionPenaltyVerifier.options.safeParse({ maxPenalty: 0.5 }).success).toBe(false); // TRL raises for a positive penalty
+    // a malformed completion_ids is a malformed input line (named), not a silently different length
+    expect(toRollout({ group: "g", completion: "x", completion_ids: "1 2 3" }, 7, {})).toEqual({ problem: { field: "completion_ids", message: "expected an array of token ids (numbers)" } });
+    expect(toRollout({ group: "g", completion: "x", ids: [1, 2] }, 7, { completion_ids: "ids" })).toMatchObject({ rollout: { completion_ids: [1, 2] } });
   });
 });
 
