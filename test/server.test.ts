@@ -363,3 +363,28 @@ describe("rewardkit serve (CLI process)", () => {
   });
 });
 
+
+describe("reward server, group-stage components", () => {
+  let srv: RunningServer;
+  beforeAll(async () => {
+    const path = join(tmp(), "kimi.yaml");
+    writeFileSync(path, "components:\n  - {name: acc, type: exact}\n  - {name: len, type: group-length, correctness: acc, unit: chars}\n");
+    srv = await startServer(loadSpec(path), { port: 0, token: TOKEN, concurrency: 1 });
+  });
+  afterAll(async () => {
+    await srv.shutdown();
+  });
+
+  it("POST /v1/score: group-length is scored over each group of the request (Kimi k1.5)", async () => {
+    const rollouts = [
+      { id: "a", group: "g", completion: "x".repeat(10), reference: "x".repeat(10) },
+      { id: "z", group: "other", completion: "y", reference: "y" },
+      { id: "b", group: "g", completion: "x".repeat(20), reference: "x".repeat(20) },
+      { id: "c", group: "g", completion: "x".repeat(30), reference: "no" },
+    ];
+    const r = await post(srv.url, "/v1/score", { rollouts });
+    const results = r.json.results as Result[];
+    expect(results.map((x) => x.components!.len!.score)).toEqual([0.5, 0, 0, -0.5]);
+    expect(results.map((x) => x.reward)).toEqual([1.5, 1, 1, -0.5]);
+  });
+});

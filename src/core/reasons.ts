@@ -26,6 +26,11 @@ export const REASONS = {
   no_outcome: "A `gated` or `mix` process component found no outcome: no `outcome` field (number or boolean) on the rollout and no outcome verifier.",
   no_score: "The rollout field that should hold the score is missing, null or not a finite number (`field`).",
   out_of_range: "A score was found but lies outside the declared [min, max] (`field`).",
+  unsupported_instruction: "The reference asks for an instruction the checker cannot decide as specified (e.g. an IFEval letter-frequency instruction on a non-letter under `letters: ascii`); per-instruction verdicts are in `details.instructions`.",
+  dependency_unscorable: "A component this one reads (e.g. cosine-length's `correctness` component) was unscorable for this rollout.",
+  group_filtered: "The rollout's group was dropped by a group-level filter (RLPR's std filter: the group's scores vary too little to carry signal).",
+  missing_field: "A rollout field the verifier needs is absent or malformed (named in `details.field`), e.g. `completion_ids` for `repetition-penalty` with `over: tokens`.",
+  no_language: "No letters to identify a language in (the text is empty, or only digits, symbols or code).",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
   no_match: "The pattern or text was not found (score 0).",
@@ -34,6 +39,7 @@ export const REASONS = {
   schema_violation: "The document does not satisfy the schema.",
   tests_failed: "Some unit tests did not pass; per-test statuses are in `details` (score 0 with `all`, partial credit with `fraction` or `weighted`).",
   multiple_answers: "Several conflicting final answers were given where exactly one is asked for (score 0: a rejected enumeration).",
+  not_followed: "Some instructions were not followed (score 0 with `all`, the share followed with `share`); per-instruction verdicts are in `details.instructions`.",
 } as const;
 
 /** A reason code from {@link REASONS}. */
@@ -60,4 +66,9 @@ export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "no_outcome",
   "no_score",
   "out_of_range",
+  "unsupported_instruction",
+  "dependency_unscorable",
+  "group_filtered",
+  "no_language",
+  "missing_field",
 ]);

@@ -28,6 +28,8 @@ export interface Rollout {
   reference_logprobs?: number[];
   /** Number of completion tokens as counted by the sampler, when known. */
   completion_tokens?: number;
+  /** The completion's token ids, when the trainer sends them (TRL's `completion_ids`; `repetition-penalty`, length rewards). */
+  completion_ids?: number[];
   [extra: string]: unknown;
 }
 

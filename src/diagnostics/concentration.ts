@@ -16,10 +16,11 @@ import { round6 } from "./stats.js";
  *
  * Across groups it also reports Spearman's ρ between a group's mean trace length and its score std: ρ < 0 is the
  * RLCPR signature (longer traces, tighter band). The RLPR std filter (`filterStd`) is reported from the same
- * per-group std: groups below it carry too little signal and RLPR drops them from the batch.
+ * per-group std: groups below it carry too little signal and RLPR drops them from the batch (so does the group stage).
  *
  * Length regularization (RLCPR "concentration-aware regularization": penalize unnecessarily long traces when the
- * posterior rewards collapse) is {@link concentrationPenalty}; the summary reports what it would subtract.
+ * posterior rewards collapse) is {@link concentrationPenalty}; the `likelihood` component's group stage adds it to
+ * the scores of collapsed groups and applies the RLPR filter (`likelihoodGroupStage`); the summary reports both.
  */
 
 /** Settings of the check for one likelihood component, read from its validated options. */
@@ -124,7 +125,7 @@ export interface ComponentConcentration {
   lengthStdCorrelation: number | null;
   /** Groups (≥ 2 scorable rollouts) whose std is below `filterStd` (RLPR filter), when it is set. */
   filteredGroups?: number;
-  /** Mean penalty over rollouts of collapsed groups when `collapsePenalty` > 0 (not applied to the reward). */
+  /** Mean penalty over rollouts of collapsed groups when `collapsePenalty` > 0 (applied to the scores at the group stage). */
   meanPenalty?: number;
   /** Up to 5 collapsed groups: 0-based index of the group's first rollout in the input, size, std, mean length. */
   examples: Array<{ firstRollout: number; n: number; std: number; meanLength: number }>;
@@ -149,13 +150,18 @@ export class ConcentrationCollector {
     return this.tracked.length > 0;
   }
 
-  /** Adds one rollout's component results (in spec order). */
+  /**
+   * Adds one rollout's component results (in spec order). The check reads the score before the group stage changed
+   * it (`details.unpenalizedScore` after the collapse penalty, `details.filteredScore` after the std filter), so it
+   * reports the same groups whether or not the penalty and the filter are on.
+   */
   add(results: readonly ComponentResult[]): void {
     for (const t of this.tracked) {
       const r = results[t.index];
       const len = r?.details?.traceLength;
-      const ok = r !== undefined && r.score !== null && typeof len === "number";
-      t.scores.push(ok ? r.score! : NaN);
+      const before = r?.details?.unpenalizedScore ?? r?.details?.filteredScore ?? r?.score;
+      const ok = r !== undefined && typeof before === "number" && typeof len === "number";
+      t.scores.push(ok ? (before as number) : NaN);
       t.lengths.push(ok ? (len as number) : NaN);
     }
   }
@@ -229,8 +235,8 @@ export function formatConcentration(report: Record<string, ComponentConcentratio
       `concentration ${name}: ${c.collapsedGroups}/${c.groupsChecked} groups collapsed (std <= ${s.maxStd}, >= ${s.minGroup} traces of differing length${s.minLength > 0 ? `, mean length >= ${s.minLength}` : ""})`,
       `length~std rho ${c.lengthStdCorrelation === null ? "-" : c.lengthStdCorrelation.toFixed(3)}`,
     ];
-    if (c.filteredGroups !== undefined) parts.push(`RLPR filter: ${c.filteredGroups} groups std < ${s.filterStd}`);
-    if (c.meanPenalty !== undefined) parts.push(`length penalty (lambda ${s.penalty}, not applied): mean ${c.meanPenalty}`);
+    if (c.filteredGroups !== undefined) parts.push(`RLPR filter: ${c.filteredGroups} groups std < ${s.filterStd} dropped`);
+    if (c.meanPenalty !== undefined) parts.push(`length penalty (lambda ${s.penalty}, applied): mean ${c.meanPenalty}`);
     if (c.examples.length > 0) parts.push(`e.g. groups at rollouts ${c.examples.map((e) => e.firstRollout).join(", ")}`);
     return parts.join("  ");
   });

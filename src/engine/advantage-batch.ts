@@ -40,6 +40,15 @@ export class AdvantageBatch {
     });
   }
 
+  /** Replaces rollout k's verdicts and reward (the group stage rescored it after {@link add}). */
+  set(k: number, results: readonly ComponentResult[], reward: number | null): void {
+    this.rows.set(
+      k,
+      reward,
+      results.map((r) => r.score),
+    );
+  }
+
   /** Rollouts added. */
   get size(): number {
     return this.rows.size;

@@ -1,3 +1,4 @@
+import { stageBatch } from "../compose/group-stage.js";
 import type { Rollout } from "../core/types.js";
 import { batchAdvantages } from "./advantage-batch.js";
 import type { RolloutScore, Scorer } from "./scorer.js";
@@ -11,10 +12,11 @@ export interface BatchScore {
 
 /**
  * Scores an in-memory batch (the server's and the library's unit of work) and computes the spec's
- * advantages over the groups present in the batch. A group split across batches is normalized per batch:
- * send whole groups for GRPO-style advantages.
+ * advantages over the groups present in the batch. A group split across batches is normalized (and its group-stage
+ * components, e.g. `group-length`, are scored) per batch: send whole groups.
  */
 export async function scoreBatch(scorer: Scorer, rollouts: readonly Rollout[]): Promise<BatchScore> {
   const scores = await Promise.all(rollouts.map((r) => scorer.score(r)));
+  stageBatch(scorer.spec, rollouts, scores, (step) => scorer.valuesAt(step)); // group-context components see their whole group
   return { scores, advantages: batchAdvantages(scorer.spec, rollouts, scores) };
 }

@@ -1,6 +1,8 @@
 import { nullable } from "../advantage/compute.js";
 import { UserError } from "../core/errors.js";
 import { passes } from "../compose/reward.js";
+import { applyGroupStages, stagedComponents } from "../compose/group-stage.js";
+import type { StagedRollout } from "../compose/group-stage.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import type { CallUsage } from "../client/types.js";
 import { AgreementBuilder } from "../diagnostics/agreement.js";
@@ -77,6 +79,11 @@ export function componentsRecord(spec: CompiledSpec, results: readonly Component
  * computes group advantages and writes `input record + reward + components + advantage` per line, in
  * input order. Two passes over a temporary spill file keep memory bounded (only numbers per rollout are
  * held). Malformed lines are reported through `onProblem`, counted and skipped (or fatal with `strict`).
+ *
+ * Specs with group-stage components (`cosine-length`, `group-length`, likelihood's collapse penalty and std filter)
+ * also hold, per rollout, the stages' small members and the per-rollout scores; after the last rollout the stages
+ * run over each whole group of the file, and pass two writes the staged verdicts and rewards (summary and label
+ * agreement are then counted in pass two).
  * @returns the run summary.
  * @throws {InputError} in strict mode; the input stream's error when the file cannot be read.
  */
@@ -123,6 +130,9 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     }
   }
 
+  const staged = stagedComponents(spec);
+  // group stages: per rollout, what the stages and the reward need (scores, members), kept until the file ends
+  const held: Array<StagedRollout & { label?: { value: unknown; id: string; reference: unknown } }> = [];
   const spill = new Spill();
   let judges: Record<string, CallUsage> = {};
   try {
@@ -133,13 +143,24 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         rollouts(),
         Math.max(64, 16 * (o.concurrency ?? 4)),
         ({ rollout }) => scorer.score(rollout),
-        async ({ results, reward }, { rollout, record }) => {
+        async ({ results, reward, members }, { rollout, record }) => {
           // scheduled thresholds: a pass is judged by the value in force at the rollout's step
-          const thresholds = scorer.valuesAt(rollout.step ?? 0)?.thresholds;
-          summary.add(results, reward, thresholds);
+          const values = scorer.valuesAt(rollout.step ?? 0);
+          const thresholds = values?.thresholds;
           batch.add(rollout, results, reward);
           steps?.add(rollout, results);
-          if (agreement) {
+          if (staged.length > 0) {
+            const h: (typeof held)[number] = {
+              group: rollout.group,
+              results: results.map((r) => ({ score: r.score, status: r.status })), // the reward reads scores only
+              members: members ?? [],
+              reward,
+              ...(values ? { values } : {}),
+            };
+            if (agreement) h.label = { value: getPath(record, o.labelField!), id: rollout.id, reference: rollout.reference };
+            held.push(h);
+          } else summary.add(results, reward, thresholds);
+          if (agreement && staged.length === 0) {
             const r = results[labelIdx]!;
             agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx, thresholds), {
               id: rollout.id,
@@ -165,6 +186,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     } finally {
       await scorer.close();
     }
+    if (staged.length > 0) {
+      applyGroupStages(spec, staged, held);
+      held.forEach((h, k) => batch.set(k, h.results, h.reward));
+    }
     const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics, warnings: advantageWarnings } = batch.compute();
     const toFile = o.output !== undefined && o.output !== "-";
     const outputs = o.outputs ?? new OutputSet();
@@ -172,7 +197,27 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     try {
       let k = 0;
       steps?.compute(groupArr, adv);
-      for await (const { text } of spill.read()) {
+      for await (let { text } of spill.read()) {
+        if (staged.length > 0) {
+          // pass two of a staged spec: the staged verdicts and reward replace the group-of-one ones
+          const h = held[k]!;
+          const out = JSON.parse(text) as Record<string, unknown> & { components: Record<string, ComponentResult> };
+          for (const i of staged) out.components[spec.components[i]!.name] = h.results[i]!;
+          out.reward = h.reward;
+          const results = spec.components.map((c) => out.components[c.name]!);
+          summary.add(results, h.reward, h.values?.thresholds);
+          if (agreement && h.label) {
+            const r = results[labelIdx]!;
+            agreement.add(h.label.value, passes(spec, results, labelIdx, h.values?.thresholds), {
+              id: h.label.id,
+              score: r.score,
+              ...(r.reason ? { reason: r.reason } : {}),
+              extracted: r.details?.extracted,
+              reference: h.label.reference,
+            });
+          }
+          text = JSON.stringify(out);
+        }
         await writer.write(`${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k]!))}${steps ? steps.jsonSuffix(k) : ""}}`);
         k++;
       }

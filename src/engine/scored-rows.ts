@@ -211,6 +211,16 @@ export class ScoredRows {
     return k;
   }
 
+  /**
+   * Replaces row k's reward and array-valued component scores (a group stage rescored it after {@link add}).
+   * @throws RangeError when row k was never added.
+   */
+  set(k: number, reward: number | null, components: readonly (number | null)[]): void {
+    if (!(k >= 0 && k < this.rewards.length)) throw new RangeError(`row ${k} of ${this.rewards.length}`);
+    this.rewards[k] = reward ?? NaN;
+    components.forEach((v, j) => (this.cols[j]![k] = v ?? NaN));
+  }
+
   /** Rows added. */
   get size(): number {
     return this.rewards.length;

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { computeReward } from "../compose/reward.js";
+import { applyGroupStages, collectMembers, stagedComponents } from "../compose/group-stage.js";
 import { completionText } from "../core/completion.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { unscorable } from "../core/types.js";
@@ -19,6 +20,12 @@ import { getPath } from "../io/fields.js";
 export interface RolloutScore {
   results: ComponentResult[];
   reward: number | null;
+  /**
+   * Specs with group-stage components: each staged component's member for this rollout (sparse, by component
+   * index). `results` and `reward` are then those of the rollout as a group of one; batch callers re-run the stages
+   * over whole groups with {@link applyGroupStages}.
+   */
+  members?: unknown[];
 }
 
 export interface ScorerOptions {
@@ -91,6 +98,16 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   // `fn` is set for inline verifiers and for options that fail validation; worker verifiers run in the pool.
   const stepped = spec.components.map(() => new BoundedCache<{ id: number; fn?: VerifyFn }>(64));
   let nextId = 0;
+  const staged = stagedComponents(spec);
+
+  /** The verdicts and reward of a rollout, its group-stage components scored as a group of one. */
+  function finish(input: VerifierInput, results: ComponentResult[], values?: ResolvedValues): RolloutScore {
+    if (staged.length === 0) return { results, reward: computeReward(spec, results, values) };
+    const members = collectMembers(spec, staged, input, results);
+    const one = { group: input.rollout.group, results, members, reward: null, ...(values ? { values } : {}) };
+    applyGroupStages(spec, staged, [one]);
+    return { results, reward: one.reward, members };
+  }
 
   function keyOf(i: number, base: string, rollout: Rollout, variant: string): string {
     const reads = spec.components[i]!.definition.reads;
@@ -140,13 +157,13 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     if (!rt.stateful) {
       const values = rt.resolve(step);
       const results = await Promise.all(spec.components.map((_, i) => one(i, input, base, values.options[i])));
-      return { results, reward: computeReward(spec, results, values) };
+      return finish(input, results, values);
     }
     const { seq, values } = await rt.begin(step);
     let results: ComponentResult[] | undefined;
     try {
       results = await Promise.all(spec.components.map((_, i) => one(i, input, base, values.options[i])));
-      return { results, reward: computeReward(spec, results, values) };
+      return finish(input, results, values);
     } finally {
       rt.end(seq, values, results);
     }
@@ -160,7 +177,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       const base = anyCached ? createHash("sha1").update(completion).update("\u0000").update(JSON.stringify(rollout.reference ?? null)).digest("base64") : undefined;
       if (runtime) return scheduled(runtime, rollout, input, base);
       const results = await Promise.all(spec.components.map((_, i) => one(i, input, base)));
-      return { results, reward: computeReward(spec, results) };
+      return finish(input, results);
     },
     valuesAt(step) {
       return runtime?.resolve(step);

@@ -23,6 +23,7 @@ export const ROLLOUT_FIELDS = [
   "reference_logprobs",
   "reference_logprobs_noreason",
   "completion_tokens",
+  "completion_ids",
 ] as const;
 
 /** Fields of a scored record that `rewardkit advantages` reads besides the rollout fields. */

@@ -56,7 +56,7 @@ export function toRollout(record: unknown, line: number, map: Record<string, str
     if (typeof completion !== "string" && !isMessages(completion)) return { problem: { field: src("completion"), message: "expected a string or an array of chat messages" } };
     rollout.completion = completion;
   }
-  for (const name of ["reference", "labels", "metadata", "reference_logprobs", "reference_logprobs_noreason", "completion_tokens"] as const) {
+  for (const name of ["reference", "labels", "metadata", "reference_logprobs", "reference_logprobs_noreason", "completion_tokens", "completion_ids"] as const) {
     if (map[name] !== undefined) rollout[name] = get(name) as never;
   }
   const step = get("step");
@@ -66,6 +66,8 @@ export function toRollout(record: unknown, line: number, map: Record<string, str
   }
   const lp = rollout.reference_logprobs;
   if (lp !== undefined && !(Array.isArray(lp) && lp.every((x) => typeof x === "number"))) return { problem: { field: src("reference_logprobs"), message: "expected an array of numbers" } };
+  const ids = rollout.completion_ids;
+  if (ids !== undefined && !(Array.isArray(ids) && ids.every((x) => typeof x === "number"))) return { problem: { field: src("completion_ids"), message: "expected an array of token ids (numbers)" } };
   return { rollout };
 }
 

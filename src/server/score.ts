@@ -1,4 +1,5 @@
 import { computeReward } from "../compose/reward.js";
+import { stageBatch } from "../compose/group-stage.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { unscorable } from "../core/types.js";
 import { batchAdvantages } from "../engine/advantage-batch.js";
@@ -55,6 +56,7 @@ export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollo
     m.rolloutTimeouts.inc();
     return allUnscorable(ctx, "timeout", { deadline: "rollout", timeoutMs: ctx.options.rolloutTimeoutMs });
   });
+  stageBatch(ctx.spec, rollouts, final, (step) => ctx.scorer.valuesAt(step)); // group-context components see the batch's groups
   m.rolloutsScored.inc({}, n);
   for (const s of final) {
     for (let k = 0; k < s.results.length; k++) {

@@ -6,6 +6,7 @@ import { getVerifier, verifierTypes } from "../verifiers/registry.js";
 import { graderToSpec, isGraderDocument } from "../openai/import.js";
 import { compileAggregate } from "./aggregate.js";
 import { compileSchedules, extractSchedules } from "./schedules.js";
+import { compileStages } from "./stages.js";
 import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
 import type { CompiledComponent, CompiledSpec, PlainSpec } from "./types.js";
 import type { EstimatorDefinition } from "../advantage/types.js";
@@ -179,6 +180,9 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       }
     });
   }
+
+  // group-context stages (composition's second pass), on the engine's thread
+  if (issues.length === 0) compileStages(components, pre.found, issues);
 
   const names0 = s.components.map((c) => c.name);
   const sched = compileSchedules(pre.found, names0);

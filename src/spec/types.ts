@@ -1,7 +1,7 @@
 import type { EstimatorDefinition } from "../advantage/types.js";
 import type { Aggregator } from "../compose/types.js";
 import type { ScheduledOption } from "../schedule/types.js";
-import type { VerifierDefinition } from "../verifiers/types.js";
+import type { GroupStage, VerifierDefinition } from "../verifiers/types.js";
 
 /** A component ready to run: validated options and resolved verifier. */
 export interface CompiledComponent {
@@ -17,6 +17,8 @@ export interface CompiledComponent {
   /** Validated type options, defaults filled in (plain data, sent to workers). */
   options: Record<string, unknown>;
   definition: VerifierDefinition<unknown>;
+  /** The component's group-context stage, when it has one (see `src/compose/group-stage.ts`). */
+  stage?: GroupStage;
 }
 
 /** A validated, resolved spec. `plain` is the normalized spec as plain data (what `check` prints, what workers get). */

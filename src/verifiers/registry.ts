@@ -27,6 +27,12 @@ import { arithmeticVerifier } from "./process/arithmetic.js";
 import { judgeVerifier } from "./judge/index.js";
 import { rewardModelVerifier } from "./reward-model/index.js";
 import { fieldVerifier } from "./field/index.js";
+import { ifevalVerifier } from "./ifeval/index.js";
+import { cosineLengthVerifier } from "./length/cosine.js";
+import { repetitionPenaltyVerifier } from "./length/repetition.js";
+import { lengthBudgetVerifier } from "./length/budget.js";
+import { groupLengthVerifier } from "./length/group-length.js";
+import { languageVerifier } from "./language/index.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -62,6 +68,12 @@ const BUILTIN: VerifierDefinition<never>[] = [
   judgeVerifier,
   rewardModelVerifier,
   fieldVerifier,
+  ifevalVerifier,
+  cosineLengthVerifier,
+  repetitionPenaltyVerifier,
+  lengthBudgetVerifier,
+  groupLengthVerifier,
+  languageVerifier,
 ] as unknown as VerifierDefinition<never>[];
 
 const registry = new Map<string, VerifierDefinition<unknown>>();

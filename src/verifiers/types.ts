@@ -60,4 +60,38 @@ export interface VerifierDefinition<O = unknown> {
   cacheable?: boolean;
   /** Builds the verify function from validated options. Called once per worker / engine. */
   create(options: O): VerifyFn;
+  /**
+   * The component's group-context stage, when it has one for these options: it is scored (or its per-rollout score
+   * adjusted) after every per-rollout component, from what {@link GroupStage.member} kept of each rollout of the
+   * group. Compiled on the engine's thread; `undefined` for none. Issues go through `ctx.issue`.
+   */
+  group?(options: O, ctx: GroupStageContext): GroupStage | undefined;
+}
+
+/**
+ * What a group stage sees of the spec when it is compiled. Names resolve to component indexes; a stage reads the
+ * *per-rollout* results of the components it names (never another stage's), so stages do not depend on each other.
+ */
+export interface GroupStageContext {
+  /** This component's index in the spec. */
+  index: number;
+  /** Component names in spec order. */
+  names: readonly string[];
+  /** Each component's passThreshold (its fixed value). */
+  passThresholds: readonly number[];
+  /** Index of the component named `name` (read by this stage's option `key`); records an issue and returns −1 when there is none. */
+  component(name: string, key: string): number;
+  /** Records a problem with option `key`. */
+  issue(key: string, message: string): void;
+}
+
+/**
+ * A component's group-context stage: composition's second pass, after every per-rollout verdict (see
+ * `src/compose/group-stage.ts`). Pure: the results are a function of the members.
+ */
+export interface GroupStage<M = unknown> {
+  /** Per rollout: the small, JSON-ready data the stage needs later (`results`: the per-rollout verdicts, spec order). */
+  member(input: VerifierInput, results: readonly ComponentResult[]): M;
+  /** This component's results for one group, aligned with `members` (a lone rollout is a group of one). */
+  score(members: readonly M[]): ComponentResult[];
 }

@@ -30,7 +30,8 @@ export function describeSpec(spec: CompiledSpec): string {
   const rows = [["component", "type", "weight", "pass ≥", "gate", "deadline", "runs in"]];
   spec.plain.components.forEach((c, i) => {
     const def = spec.components[i]!.definition;
-    rows.push([c.name, c.type, mark(i, "weight", c.weight), mark(i, "passThreshold", c.passThreshold), c.gate ?? "-", `${c.timeoutMs} ms`, def.isolation]);
+    const runs = spec.components[i]!.stage ? `${def.isolation} + group stage` : def.isolation;
+    rows.push([c.name, c.type, mark(i, "weight", c.weight), mark(i, "passThreshold", c.passThreshold), c.gate ?? "-", `${c.timeoutMs} ms`, runs]);
   });
   lines.push(table(rows));
   spec.components.forEach((c, i) => {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
-import type { VerifierDefinition } from "../types.js";
+import type { GroupStage, VerifierDefinition } from "../types.js";
+import { checkGroup, concentrationPenalty, concentrationSettings } from "../../diagnostics/concentration.js";
 import { LIKELIHOOD_FORMS, clip, formValue, logprobProblem } from "./forms.js";
 import { fetchReferenceLogprobs } from "./http.js";
 import type { LogprobEndpoint } from "./http.js";
@@ -44,7 +45,11 @@ const options = z
     requestTimeoutMs: z.number().int().positive().default(30_000),
     /** Name of an environment variable holding a bearer token for the endpoint. */
     apiKeyEnv: z.string().min(1).optional(),
-    /** RLPR std filter: groups whose score std is below this are flagged in the summary (not dropped). */
+    /**
+     * RLPR std filter, applied at the group stage: in a group of ≥ 2 scorable rollouts whose score std (population)
+     * is below this, every likelihood result becomes unscorable (`group_filtered`; the score stays in
+     * `details.filteredScore`), so the group carries no signal (RLPR drops such prompts from the batch).
+     */
     filterStd: z.number().nonnegative().optional(),
     /**
      * Posterior-concentration check (RLCPR), reported in the summary: a group of ≥ `collapseMinGroup` distinct-length
@@ -54,7 +59,11 @@ const options = z
     collapseStd: z.number().nonnegative().optional(),
     collapseMinGroup: z.number().int().min(2).default(4),
     collapseMinLength: z.number().nonnegative().default(0),
-    /** Length regularization weight λ reported for collapsed groups (0: off); see `concentrationPenalty`. */
+    /**
+     * RLCPR length regularization λ (0: off), applied at the group stage: in a collapsed group each score gets
+     * −λ·(L − L_min)/(L_max − L_min) added (`details.collapsePenalty`, the score before it in `details.unpenalizedScore`);
+     * see `concentrationPenalty`.
+     */
     collapsePenalty: z.number().nonnegative().default(0),
   })
   .superRefine((o, ctx) => {
@@ -101,7 +110,8 @@ function traceLength(reasoning: string, rollout: Rollout): { traceLength: number
  *
  * Example: `{form: "mean-prob"}` on `reference_logprobs: [ln 0.5, ln 0.25]` → 0.375.
  * Sources: Likelihood-Based Reward Designs (log-prob), RLPR (mean token probability, debiasing, std filter),
- * VeriFree (sequence probability), RLCPR (concentration check, in diagnostics).
+ * VeriFree (sequence probability), RLCPR (concentration check, in diagnostics). With `filterStd` or
+ * `collapsePenalty` the component also has a group stage ({@link likelihoodGroupStage}).
  */
 export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
   type: "likelihood",
@@ -117,6 +127,9 @@ export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
   // Not cached: an HTTP verdict depends on the served model (not a pure function of the rollout), and from the
   // rollout's own log-probs the score costs less than its cache key.
   cacheable: false,
+  group(o, ctx) {
+    return likelihoodGroupStage(o, ctx.index);
+  },
   create(o) {
     const finish = (value: number, details: Record<string, unknown>): ComponentResult => {
       if (!Number.isFinite(value)) return unscorable("logprob_error", { ...details, error: `score ${value} is not finite` });
@@ -181,3 +194,36 @@ export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
     };
   },
 };
+
+/**
+ * The likelihood component's group stage, when `filterStd` or `collapsePenalty` asks for one: RLPR's std filter
+ * (a group of ≥ 2 scorable rollouts with population std < `filterStd` → every result `group_filtered`) then RLCPR's
+ * length regularization (in a collapsed group, per `checkGroup`, each score gets `concentrationPenalty`'s term added).
+ * Example: `collapsePenalty: 0.1`, a collapsed group with scores 0.62 ± 0.001 and trace lengths [1000, 2000, 3000,
+ * 4000] → the scores lose [0, 0.0333, 0.0667, 0.1].
+ */
+export function likelihoodGroupStage(o: LikelihoodOptions, self: number): GroupStage<ComponentResult> | undefined {
+  const settings = concentrationSettings("likelihood", o as unknown as Record<string, unknown>)!;
+  if (settings.filterStd === undefined && settings.penalty === 0) return undefined;
+  return {
+    member: (_input, results) => results[self]!,
+    score(members) {
+      const scorable = members.map((r, k) => ({ r, k })).filter(({ r }) => r.score !== null && typeof r.details?.traceLength === "number");
+      const out = members.slice();
+      const scores = scorable.map(({ r }) => r.score!);
+      const lengths = scorable.map(({ r }) => r.details!.traceLength as number);
+      const check = checkGroup(scores, lengths, settings);
+      if (settings.filterStd !== undefined && check.n >= 2 && check.std < settings.filterStd) {
+        for (const { r, k } of scorable) out[k] = unscorable("group_filtered", { ...r.details, filteredScore: r.score, groupStd: check.std, filterStd: settings.filterStd });
+        return out;
+      }
+      if (settings.penalty > 0 && check.collapsed) {
+        const pen = concentrationPenalty(lengths, settings.penalty);
+        scorable.forEach(({ r, k }, j) => {
+          out[k] = { ...r, score: r.score! + pen[j]!, details: { ...r.details, unpenalizedScore: r.score, collapsePenalty: pen[j], groupStd: check.std } };
+        });
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import type { Rollout } from "../../core/types.js";
+
+/** Options every length verifier shares: the unit lengths are counted in. */
+export const lengthUnitOptions = {
+  /**
+   * `tokens` (default): the rollout's `completion_tokens`, else the length of its `completion_ids`, else the
+   * approximation ceil(UTF-16 characters / `charsPerToken`) (reported as `details.lengthSource`); `chars`: code points.
+   */
+  unit: z.enum(["tokens", "chars"]).default("tokens"),
+  /** Characters per token of the approximation (default 4, as `overlong`). */
+  charsPerToken: z.number().positive().default(4),
+};
+
+/** A completion's length and where it came from (`completion_tokens`, `completion_ids`, `approx_chars_per_token`, `chars`). */
+export interface MeasuredLength {
+  length: number;
+  source: "completion_tokens" | "completion_ids" | "approx_chars_per_token" | "chars";
+}
+
+/** Rollout fields a length verifier reads (for the verdict cache key). */
+export const LENGTH_READS = ["completion_tokens", "completion_ids"] as const;
+
+/**
+ * The completion's length in `unit`: the sampler's `completion_tokens` when it is a non-negative finite number, else
+ * `completion_ids.length` (TRL's `len(completion_ids)`), else ceil(characters / charsPerToken).
+ */
+export function measureLength(completion: string, rollout: Rollout, o: { unit: "tokens" | "chars"; charsPerToken: number }): MeasuredLength {
+  if (o.unit === "chars") return { length: [...completion].length, source: "chars" };
+  const n = rollout.completion_tokens;
+  if (typeof n === "number" && Number.isFinite(n) && n >= 0) return { length: n, source: "completion_tokens" };
+  const ids = rollout.completion_ids;
+  if (Array.isArray(ids)) return { length: ids.length, source: "completion_ids" };
+  return { length: Math.ceil(completion.length / o.charsPerToken), source: "approx_chars_per_token" };
+}
