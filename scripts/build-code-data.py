@@ -57,6 +57,20 @@ sys.stdout.write(json.dumps(out))
 '''
 
 
+def with_helpers(prompt, entry, test):
+    """The test code, preceded by the prompt's own helpers that it calls (HumanEval/32 poly, /38 encode_cyclic,
+    /50 encode_shift) and the prompt's imports: the test runs in the trusted judge, so a helper the program
+    redefines (a poly that is always 0) must not be the one the test checks the candidate with."""
+    tree = ast.parse(test)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    p = ast.parse(prompt)
+    helpers = [n for n in p.body if isinstance(n, ast.FunctionDef) and n.name != entry and n.name in used]
+    if not helpers:
+        return test
+    imports = [n for n in p.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return "\n".join(ast.get_source_segment(prompt, n) for n in imports + helpers) + "\n\n" + test
+
+
 def read_gz(path):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return [json.loads(l) for l in f if l.strip()]
@@ -292,7 +306,7 @@ def main():
     hep = read_gz(os.path.join(args.data, "humanevalplus", "HumanEvalPlus.jsonl.gz"))
     mbp = read_gz(os.path.join(args.data, "mbppplus", "MbppPlus.jsonl.gz"))
     he_rows = [{"id": t["task_id"], "group": t["task_id"], "prompt": t["prompt"], "completion": fenced(t["prompt"] + t["canonical_solution"]),
-                "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": t["test"]}} for t in he]
+                "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": with_helpers(t["prompt"], t["entry_point"], t["test"])}} for t in he]
     if want("humaneval"):
         write("humaneval.jsonl", he_rows)
     if want("humanevalplus"):
@@ -311,7 +325,7 @@ def main():
             code, kind = mutate(t["prompt"] + t["canonical_solution"], t["entry_point"], t["task_id"])
             if code:
                 rows.append({"id": "mutant:" + t["task_id"], "group": t["task_id"], "prompt": t["prompt"], "completion": fenced(code),
-                             "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": t["test"]}, "metadata": {"dataset": "humaneval", "task": t["task_id"], "mutation": kind}})
+                             "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": with_helpers(t["prompt"], t["entry_point"], t["test"])}, "metadata": {"dataset": "humaneval", "task": t["task_id"], "mutation": kind}})
         for t in mbp:
             code, kind = mutate(t["canonical_solution"], t["entry_point"], t["task_id"])
             if code and t["task_id"] in mbp_refs:

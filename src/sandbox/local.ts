@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { accessSync, chmodSync, chownSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, chmodSync, chownSync, constants, copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { slotGroup } from "./cgroup.js";
@@ -27,10 +27,15 @@ function sandboxEnv(): Record<string, string> {
   return { PATH: "/usr/bin:/bin", HOME: WORK, TMPDIR: "/tmp", LANG: "C.UTF-8", PYTHONHASHSEED: "0", PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONNOUSERSITE: "1" };
 }
 
-function prlimitArgs(limits: SandboxLimits, nproc: number): string[] {
+/** Address space per process: memoryMb; for JavaScript 1 GiB more, as V8 reserves ~750 MiB of it at start-up (its heap is capped at memoryMb / 2, and the run's memory by the cgroup). */
+export function addressSpaceMb(language: Language, memoryMb: number): number {
+  return language === "javascript" ? memoryMb + 1024 : memoryMb;
+}
+
+function prlimitArgs(language: Language, limits: SandboxLimits, nproc: number): string[] {
   return [
     "/usr/bin/prlimit",
-    `--as=${limits.memoryMb * MIB}`,
+    `--as=${addressSpaceMb(language, limits.memoryMb) * MIB}`,
     `--cpu=${Math.ceil(limits.runTimeoutMs / 1000) + 1}`,
     `--nproc=${nproc}`,
     `--fsize=${limits.maxFileMb * MIB}`,
@@ -175,11 +180,11 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
         let work: string | undefined;
         let argv: string[];
         if (o.isolate) {
-          argv = [...drop, ...prlimitArgs(limits, nproc), ...bwrapArgs(limits, rk), ...judgeArgv()];
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk), ...judgeArgv()];
         } else {
           work = mkdtempSync(join(tmpdir(), "rewardkit-work-"));
           if (uid !== undefined) chownSync(work, uid, uid);
-          argv = [...drop, ...prlimitArgs(limits, nproc), "/usr/bin/env", "-C", work, ...judgeArgv()];
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), "/usr/bin/env", "-C", work, ...judgeArgv()];
         }
         // The run's memory group: the first process writes itself into it before it execs anything else.
         const group = root ? slotGroup(slot, limits.memoryMb) : undefined;

@@ -8,6 +8,15 @@ export const PYTHON_JUDGE = String.raw`# ---- the judge: the trusted process ---
 # here with a whitelist of types), compares on this side, and writes one report line per test on its stdout, which
 # only it holds. Under bubblewrap it is PID 1 of the sandbox (--as-pid-1) and reaps every orphan.
 
+# Statuses a worker may claim for a test: failures only. "pass" is the judge's word alone, and a claimed
+# "sandbox_error" would blame the sandbox for the program's failure.
+CLAIMABLE = ("fail", "timeout", "memory_limit", "runtime_error", "compile_error")
+
+
+def claimed(status):
+    return status if status in CLAIMABLE else "runtime_error"
+
+
 GRACE_S = 1.0  # the judge waits this much past a test's limit before it kills a worker that does not answer
 MAX_RESTARTS = 8  # fresh workers after one died or hung; later tests get the last status
 KILLED_BY_JUDGE = set()
@@ -215,9 +224,9 @@ class Judge:
             if e.status == "timeout":
                 return None, ("timeout", "time limit %.3gs while loading the program" % self.test_s)
             return None, (e.status, e.message)
-        if msg.get("s"):
+        if msg.get("op") != "loaded" or "s" in msg:
             w.kill()
-            return None, (msg["s"], msg.get("m"))
+            return None, (claimed(msg.get("s")), msg.get("m") if isinstance(msg.get("m"), str) else "the program's process broke the protocol")
         if self.task.get("entryPoint") and msg.get("entry") is False:
             w.kill()
             return None, ("runtime_error", "entry point %r is not defined" % self.task["entryPoint"])
@@ -276,7 +285,7 @@ class Judge:
 
         def judge(i, rep):
             if "s" in rep:
-                st = rep["s"] if rep["s"] in ("timeout", "memory_limit", "runtime_error", "fail", "sandbox_error") else "runtime_error"
+                st = claimed(rep["s"])
                 return st, rep.get("m") or ("time limit %.3gs" % self.test_s if st == "timeout" else None)
             try:
                 exp = literal(cases[i]["output"]) if enc == "python" else decode_reference(cases[i]["output"], js)
@@ -365,6 +374,8 @@ class Judge:
                 except WorkerGone as e:
                     rep = {"s": e.status, "m": e.message or "the program's process ended"}
                     w = None
+                if "s" in rep:
+                    rep["s"] = claimed(rep["s"])
                 check.send({k: rep[k] for k in ("v", "s", "m", "err") if k in rep})
                 if w is None:
                     w, bad = self.new_worker("call")
@@ -450,7 +461,7 @@ class AssertRun:
         if "s" in rep:
             if rep["s"] == "fail":
                 raise TypeError(rep.get("m") or "the program returned a value with no literal form")
-            raise RemoteStatus(rep["s"], rep.get("m"))
+            raise RemoteStatus(claimed(rep["s"]), rep.get("m"))
         if "err" in rep:
             cls = _EXCEPTIONS.get(rep["err"])
             msg = rep.get("m") or rep["err"]
