@@ -4,8 +4,23 @@
  * step; it must not contain a backtick.
  */
 export const PYTHON_WIRE = String.raw`# ---- values on the wire, literals, comparison (shared by the judge and the worker) ----
-import ast, base64, builtins, io, json, math, os, select, signal, sys, time, types
+import builtins, io, json, math, os, select, signal, sys, time
 from collections import Counter, OrderedDict, defaultdict, deque
+
+
+class _Lazy:
+    """A module imported on first use (start-up time is per rollout: most runs never need these)."""
+
+    def __init__(self, name):
+        self._rk_name, self._rk_mod = name, None
+
+    def __getattr__(self, attr):
+        if self._rk_mod is None:
+            self._rk_mod = __import__(self._rk_name)
+        return getattr(self._rk_mod, attr)
+
+
+ast, base64, types = _Lazy("ast"), _Lazy("base64"), _Lazy("types")
 
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)  # expected outputs may be integers of thousands of digits
