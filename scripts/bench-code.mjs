@@ -3,8 +3,9 @@
 //            no per-test statuses, the program and the tests in one interpreter (what a reward can be faked in);
 //   harness  rewardkit's judge and worker as plain processes (no bubblewrap, no limits);
 //   sandbox  the local backend: bubblewrap, seccomp, prlimit, locked uid, memory cgroup.
-// All at the same concurrency, interleaved rounds (the order rotates), median of the rounds. Prints ms per
-// rollout and the ratios measured in this run. Env: BENCH_CONCURRENCY (default: available parallelism),
+// All at the same concurrency, interleaved rounds (the order rotates), median of the rounds. Prints wall ms per
+// rollout (wall × concurrency / rollouts) and CPU ms per rollout (user + system time of every process of the
+// run, from this process's cutime/cstime: robust on a shared machine), and the ratios measured in this run. Env: BENCH_CONCURRENCY (default: available parallelism),
 // BENCH_ROUNDS (default 5).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -56,9 +57,17 @@ const runners = {
   })(),
 };
 
+/** CPU seconds (user + system) of every child process this process has waited for, the sandboxes' trees included (each process is reaped by its parent, so its time adds up to here). */
+function childCpu() {
+  const f = readFileSync("/proc/self/stat", "utf8");
+  const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  return (Number(rest[13]) + Number(rest[14])) / 100; // cutime + cstime, in clock ticks (USER_HZ = 100)
+}
+
 async function runAll(fn) {
   const pool = new SandboxPool(concurrency);
   let passed = 0;
+  const cpu0 = childCpu();
   const started = performance.now();
   await Promise.all(
     tasks.map((t) =>
@@ -67,7 +76,7 @@ async function runAll(fn) {
       }),
     ),
   );
-  return { seconds: (performance.now() - started) / 1000, passed };
+  return { seconds: (performance.now() - started) / 1000, cpu: childCpu() - cpu0, passed };
 }
 
 await runners.sandbox(tasks[0]); // locks the uids and warms the caches outside the measurement
@@ -82,8 +91,9 @@ for (let i = 0; i < rounds; i++) {
 rmSync(cwd, { recursive: true, force: true });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = Object.fromEntries(names.map((n) => [n, (1000 * median(results[n].map((r) => r.seconds)) * concurrency) / tasks.length]));
+const cpu = Object.fromEntries(names.map((n) => [n, (1000 * median(results[n].map((r) => r.cpu))) / tasks.length]));
 console.log(`HumanEval canonical solutions (${tasks.length}), concurrency ${concurrency}, median of ${rounds} interleaved rounds`);
-console.log(`${"runner".padEnd(10)} ${"passed".padStart(8)} ${"ms/rollout".padStart(11)}`);
-for (const n of names) console.log(`${n.padEnd(10)} ${`${Math.min(...results[n].map((r) => r.passed))}/${tasks.length}`.padStart(8)} ${ms[n].toFixed(1).padStart(11)}`);
-console.log(`overhead ratio sandbox / bare python3: ${(ms.sandbox / ms.bare).toFixed(2)}x   (sandbox / harness: ${(ms.sandbox / ms.harness).toFixed(2)}x, harness / bare: ${(ms.harness / ms.bare).toFixed(2)}x)`);
+console.log(`${"runner".padEnd(10)} ${"passed".padStart(8)} ${"wall ms/rollout".padStart(16)} ${"CPU ms/rollout".padStart(15)}`);
+for (const n of names) console.log(`${n.padEnd(10)} ${`${Math.min(...results[n].map((r) => r.passed))}/${tasks.length}`.padStart(8)} ${ms[n].toFixed(1).padStart(16)} ${cpu[n].toFixed(1).padStart(15)}`);
+console.log(`overhead ratio sandbox / bare python3: wall ${(ms.sandbox / ms.bare).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.bare).toFixed(2)}x   (sandbox / harness: wall ${(ms.sandbox / ms.harness).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.harness).toFixed(2)}x)`);
 process.exit(0);

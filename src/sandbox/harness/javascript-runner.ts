@@ -90,6 +90,9 @@ function classify(e) {
 const init = recv();
 if (!init) process.exit(0);
 const testMs = init.testMs;
+// The judge limits the CPU time of this process per test (it kills and replaces it); vm timeouts are wall-clock
+// time, so they are only the backstop for a loop the judge has not stopped yet.
+const wallMs = Math.max(10 * testMs, testMs + 2000);
 const quiet = () => {};
 const context = vm.createContext({
   console: { log: quiet, error: quiet, warn: quiet, info: quiet, debug: quiet, trace: quiet },
@@ -98,7 +101,7 @@ const context = vm.createContext({
   setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, queueMicrotask, Buffer,
 });
 context.exports = context.module.exports;
-const run = (src, ms) => new vm.Script(src, { filename: "solution.js" }).runInContext(context, { timeout: ms ?? testMs });
+const run = (src) => new vm.Script(src, { filename: "solution.js" }).runInContext(context, { timeout: wallMs });
 async function settle(v, ms) {
   if (!v || typeof v.then !== "function") return v;
   let timer;
@@ -141,18 +144,17 @@ async function main() {
         let rep;
         try {
           context.__rk_args = decode(msg.cases[i]);
-          rep = reply({ i }, await settle(run("__rk_fn(...__rk_args)"), testMs));
+          rep = reply({ i }, await settle(run("__rk_fn(...__rk_args)"), wallMs));
         } catch (e) {
           rep = Object.assign({ i }, classify(e));
         }
         send(rep);
       }
     } else if (msg.op === "call") {
-      const ms = Math.max(1, Math.min(testMs, msg.ms ?? testMs));
       let rep;
       try {
         context.__rk_args = (msg.args || []).map(decode);
-        rep = reply({ id: msg.id }, await settle(run("__rk_fn(...__rk_args)", ms), ms));
+        rep = reply({ id: msg.id }, await settle(run("__rk_fn(...__rk_args)"), wallMs));
       } catch (e) {
         const c = classify(e);
         rep = c.s === "runtime_error" ? { id: msg.id, err: e && e.name ? String(e.name) : "Error", m: c.m } : Object.assign({ id: msg.id }, c);

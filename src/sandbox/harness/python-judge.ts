@@ -17,7 +17,7 @@ def claimed(status):
     return status if status in CLAIMABLE else "runtime_error"
 
 
-GRACE_S = 1.0  # the judge waits this much past a test's limit before it kills a worker that does not answer
+GRACE_S = 0.5  # CPU seconds past a test's limit before the judge kills a worker that does not answer
 MAX_RESTARTS = 8  # fresh workers after one died or hung; later tests get the last status
 KILLED_BY_JUDGE = set()
 
@@ -62,7 +62,7 @@ class Worker:
 
     def __init__(self, pid, ch):
         Worker.generation += 1
-        self.pid, self.ch, self.gen, self.status = pid, ch, Worker.generation, None
+        self.pid, self.ch, self.gen, self.status, self.closed = pid, ch, Worker.generation, None, False
 
     @staticmethod
     def start(argv=None):
@@ -122,6 +122,9 @@ class Worker:
         return WorkerGone("runtime_error", "the program's process exited (exit %d)" % os.WEXITSTATUS(st))
 
     def kill(self):
+        if self.closed:  # its descriptors may already belong to another pipe
+            return
+        self.closed = True
         KILLED_BY_JUDGE.add(self.pid)
         for target in (-self.pid, self.pid):
             try:
@@ -133,18 +136,35 @@ class Worker:
                 os.close(fd)
             except OSError:
                 pass
-        self.exit_status(0.2)
 
     def send(self, obj):
+        if self.closed:
+            raise WorkerGone("runtime_error", "the program's process was stopped")
         try:
             self.ch.send(obj)
         except OSError:
             raise self.gone()
 
-    def recv(self, deadline):
-        """The next message; WorkerGone when the worker ended, hung past deadline or broke the protocol."""
+    def recv(self, cpu_s, wall_s=None):
+        """The next message, within cpu_s seconds of the worker's CPU time (None: no CPU limit) and wall_s of wall
+        time (default: the backstop for cpu_s); WorkerGone when the worker ended, ran past a limit or broke the
+        protocol. Where /proc cannot be read only the wall-clock limit holds."""
+        if self.closed:
+            raise WorkerGone("runtime_error", "the program's process was stopped")
+        wall_end = time.monotonic() + (wall_s if wall_s is not None else wall_limit(cpu_s))
+        cpu0 = cpu_of(self.pid) if cpu_s is not None else None
         try:
-            msg = self.ch.recv(deadline)
+            while True:
+                try:
+                    msg = self.ch.recv(min(wall_end, time.monotonic() + 0.05))
+                    break
+                except TimeoutError:
+                    if time.monotonic() >= wall_end:
+                        raise
+                    if cpu0 is not None:
+                        used = cpu_of(self.pid)
+                        if used is not None and used - cpu0 > cpu_s:
+                            raise
         except TimeoutError:
             self.kill()
             raise WorkerGone("timeout", None)
@@ -215,11 +235,11 @@ class Judge:
         try:
             if self.language == "javascript" and mode != "stdio":
                 w.send(self.harden({"op": "exec", "argv": self.task["node"] + ["-e", self.task["jsRunner"]]}))
-                w.recv(time.monotonic() + 5.0)
+                w.recv(None, 5.0)
                 w.send(self.init_message(mode))
             else:
                 w.send(self.harden(self.init_message(mode)))
-            msg = w.recv(time.monotonic() + self.test_s + GRACE_S + (5.0 if self.language == "javascript" else 1.0))
+            msg = w.recv(self.test_s + GRACE_S + (2.0 if self.language == "javascript" else 0.0))
         except WorkerGone as e:
             if e.status == "timeout":
                 return None, ("timeout", "time limit %.3gs while loading the program" % self.test_s)
@@ -257,7 +277,8 @@ class Judge:
             try:
                 w.send(message(batch))
                 for pos, i in enumerate(batch):
-                    rep = w.recv(time.monotonic() + self.test_s + GRACE_S)
+                    # stdio: the worker itself limits each case's process (CPU time, with the wall backstop)
+                    rep = w.recv(None, wall_limit(self.test_s) + 2.0) if mode == "stdio" else w.recv(self.test_s + GRACE_S)
                     if rep.get("i") != pos:
                         w.kill()
                         raise WorkerGone("runtime_error", "the program's process broke the protocol")
@@ -350,12 +371,12 @@ class Judge:
         # The test runner holds the test code: it runs from an execute-only copy of node where there is one, which
         # makes the kernel mark it undumpable (the program cannot open its /proc/<pid>/mem or fd).
         check = Worker.start(self.task.get("nodeCheck", self.task["node"]) + ["-e", self.task["jsCheck"]])
-        deadline = time.monotonic() + self.test_s + GRACE_S
+        deadline = time.monotonic() + wall_limit(self.test_s) + 5.0
         try:
             check.send({"op": "init", "test": self.task["test"], "entryPoint": self.task["entryPoint"], "testMs": self.task.get("testTimeoutMs", 2000)})
             while True:
                 try:
-                    msg = check.recv(deadline + 5.0)
+                    msg = check.recv(None, max(0.0, deadline - time.monotonic()))
                 except WorkerGone as e:
                     return self.report(0, "timeout" if e.status == "timeout" else "sandbox_error", e.message or "the test did not finish")
                 if msg.get("op") == "result":
@@ -365,7 +386,7 @@ class Judge:
                 rid = msg.get("id")
                 try:
                     w.send({"op": "call", "id": rid, "target": {"name": self.task["entryPoint"]}, "args": msg.get("args", []), "ms": msg.get("ms", self.test_s * 1000)})
-                    rep = w.recv(time.monotonic() + self.test_s + GRACE_S)
+                    rep = w.recv(self.test_s + GRACE_S)
                     if "v" in rep:
                         try:
                             from_wire(rep["v"], rep.get("objs", ()), True)  # strict: only well-formed data goes on
@@ -423,7 +444,7 @@ class AssertRun:
         self.j = judge
         self.w = None
         self.next_id = 0
-        self.deadline = None
+        self.budget = None  # CPU seconds the program may still use in the current test statement
         self.load_error = None
 
     # -- the worker behind the proxies --
@@ -441,14 +462,15 @@ class AssertRun:
         w = self.worker()
         self.next_id += 1
         rid = self.next_id
-        left = (self.deadline - time.monotonic()) if self.deadline is not None else self.j.test_s
+        left = max(0.001, self.budget if self.budget is not None else self.j.test_s)
         fields.update(op=op, id=rid, ms=max(1, int(left * 1000)))
+        cpu0 = cpu_of(w.pid)
         try:
             w.send(fields)
             while True:
-                rep = w.recv(time.monotonic() + max(0.0, left) + GRACE_S)
+                rep = w.recv(left + GRACE_S)
                 if rep.get("id") == rid:
-                    return rep
+                    break
         except WorkerGone as e:
             self.w = None
             raise RemoteStatus(e.status, e.message or ("time limit %.3gs" % self.j.test_s if e.status == "timeout" else None))
@@ -456,6 +478,11 @@ class AssertRun:
             w.kill()
             self.w = None
             raise
+        if self.budget is not None and cpu0 is not None:  # the statement's limit counts the program's CPU time
+            used = cpu_of(w.pid)
+            if used is not None:
+                self.budget -= used - cpu0
+        return rep
 
     def result(self, rep, gen):
         if "s" in rep:
@@ -538,6 +565,7 @@ class AssertRun:
         j.emit({"ready": n})
         ns = self.namespace()
         signal.signal(signal.SIGALRM, _alarm)
+        signal.signal(signal.SIGPROF, _alarm)
         try:
             self.bind(tree, ns)
         except RemoteStatus as e:
@@ -604,6 +632,7 @@ class AssertRun:
         j.emit({"ready": 1})
         ns = self.namespace()
         signal.signal(signal.SIGALRM, _alarm)
+        signal.signal(signal.SIGPROF, _alarm)
         try:
             self.bind(tree, ns)
         except RemoteStatus as e:
@@ -614,30 +643,37 @@ class AssertRun:
         j.report(0, st, msg)
 
     def guarded(self, fn, value=False):
-        """(status, message) of one test statement run here under the per-test limit."""
-        self.deadline = time.monotonic() + self.j.test_s
-        signal.setitimer(signal.ITIMER_REAL, self.j.test_s)
+        """(status, message) of one test statement run here: the program's CPU time in it (its calls) and the
+        judge's own (ITIMER_PROF) each within the per-test limit, the statement's wall time within the backstop."""
+        self.budget = self.j.test_s
+        signal.setitimer(signal.ITIMER_PROF, self.j.test_s)
+        signal.setitimer(signal.ITIMER_REAL, wall_limit(self.j.test_s))
         try:
             v = fn()
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._stop()
             return ("pass", v) if value else ("pass", None)
         except Deadline:
             return "timeout", "time limit %.3gs" % self.j.test_s
         except RemoteStatus as e:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._stop()
             return e.status, e.message
         except AssertionError as e:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._stop()
             return "fail", "AssertionError: %s" % (e,)
         except MemoryError:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._stop()
             return "memory_limit", "MemoryError"
         except BaseException as e:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._stop()
             return "runtime_error", "%s: %s" % (type(e).__name__, e)
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            self.deadline = None
+            self._stop()
+            self.budget = None
+
+    @staticmethod
+    def _stop():
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
     @staticmethod
     def split(check):

@@ -38,6 +38,27 @@ def _alarm(signum, frame):
     raise Deadline()
 
 
+# Time limits are CPU time of the process that runs the program (a loaded machine stretches wall time, not CPU
+# time), with a wall-clock backstop of WALL_FACTOR times the limit for programs that sleep or block.
+WALL_FACTOR = 10
+_CLK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_of(pid):
+    """CPU seconds (user + system, its reaped children included) of a process, from /proc; None if unreadable."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            s = f.read()
+        rest = s[s.rindex(b")") + 2:].split()
+        return (int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])) / _CLK
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def wall_limit(cpu_s):
+    return max(WALL_FACTOR * cpu_s, cpu_s + 2.0)
+
+
 class ProtocolError(Exception):
     """A message or value that does not follow the protocol."""
 

@@ -113,17 +113,18 @@ class _Runner:
         self.sink = _Sink(init.get("outputLimit", 1 << 20))
         sys.stdout = self.sink
         sys.stdin = io.StringIO("")
-        signal.signal(signal.SIGALRM, _alarm)
+        signal.signal(signal.SIGPROF, _alarm)
 
     def guarded(self, fn, seconds=None):
-        """(True, value) or (False, exception) of fn() under the per-test time limit."""
-        signal.setitimer(signal.ITIMER_REAL, seconds if seconds is not None else self.test_s)
+        """(True, value) or (False, exception) of fn() under the per-test limit of CPU time (ITIMER_PROF: this
+        process's user + system time). The judge watches too: it kills a worker stuck in C code past the limit."""
+        signal.setitimer(signal.ITIMER_PROF, seconds if seconds is not None else self.test_s)
         try:
             return True, fn()
         except BaseException as e:  # noqa: the program may raise anything
             return False, e
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
 
     def value(self, v):
         """A reply holding a value, or a failure when the value has no wire form."""
@@ -267,7 +268,7 @@ def _case_process(code, argv, data, test_s, cap):
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
             os.closerange(3, 4096)
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.signal(signal.SIGPROF, signal.SIG_DFL)
             if argv is not None:
                 os.execv(argv[0], argv)
             sys.stdin = open(0, "r", encoding="utf-8", errors="surrogateescape", closefd=False)
@@ -309,7 +310,8 @@ def _case_process(code, argv, data, test_s, cap):
     for fd in (fd_in, out_w, err_w):
         os.close(fd)
     out, err, over, timed_out, exited = bytearray(), bytearray(), False, False, None
-    deadline = time.monotonic() + test_s
+    # The case's limit is its process's CPU time; the wall-clock backstop catches one that sleeps or blocks.
+    deadline = time.monotonic() + wall_limit(test_s)
     open_fds = [out_r, err_r]
     while open_fds:
         if exited is None:
@@ -317,6 +319,11 @@ def _case_process(code, argv, data, test_s, cap):
             if wpid:
                 exited = st
                 deadline = min(deadline, time.monotonic() + 0.05)  # drain what is already written, then stop
+            else:
+                used = cpu_of(pid)
+                if used is not None and used > test_s:
+                    timed_out = True
+                    break
         left = deadline - time.monotonic()
         if left <= 0:
             if exited is None:
