@@ -33,7 +33,7 @@ export interface HarnessTask {
 
 /** Resource limits of one sandbox run. Times in milliseconds, sizes in MiB unless named bytes. */
 export interface SandboxLimits {
-  /** Wall-clock limit of one test inside the harness. */
+  /** Limit of one test: CPU time of the program's process (the judge and worker enforce it; wall-clock backstop 10×). */
   testTimeoutMs: number;
   /** Wall-clock limit of the whole run (start-up, program load, every test); the process group is killed at it. CPU seconds are capped at the same value. */
   runTimeoutMs: number;

@@ -28,7 +28,7 @@ const options = z
     sandbox: z.enum(["bwrap", "none", "sandboxfusion"]).default("bwrap"),
     /** Base URL of a SandboxFusion server (`sandbox: sandboxfusion`). */
     sandboxFusionUrl: z.url().optional(),
-    /** Time limit of one test, ms. */
+    /** Time limit of one test, ms of CPU time of the program's process (wall-clock backstop: 10×). */
     testTimeoutMs: ms(120_000, DEFAULT_LIMITS.testTimeoutMs),
     /** Time limit of the whole sandbox run of one rollout (every test), ms; CPU seconds are capped alike. */
     runTimeoutMs: ms(600_000, DEFAULT_LIMITS.runTimeoutMs),
