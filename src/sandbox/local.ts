@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { accessSync, chmodSync, chownSync, constants, copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, chmodSync, chownSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { slotGroup } from "./cgroup.js";
@@ -120,14 +120,36 @@ function leaseFor(pool: SandboxPool, base: number): Promise<UidLease> {
 
 let nodeCopy: string | undefined;
 
-/** An execute-only (mode 0111) copy of node in a fresh directory, made once per engine and removed at exit. */
+/**
+ * A directory holding an execute-only (mode 0111) copy of node: a cache per node binary (size and mtime) and user,
+ * `<tmpdir>/rewardkit-node-<uid>/<size>-<mtime>/node`, made once (copied under a temporary name, then renamed)
+ * and kept, so that an interrupted engine leaves nothing new behind.
+ */
 function executeOnlyNode(): string {
   if (nodeCopy) return nodeCopy;
-  const dir = mkdtempSync(join(tmpdir(), "rewardkit-node-"));
-  chmodSync(dir, 0o755);
-  copyFileSync(INTERPRETERS.javascript, join(dir, "node"));
-  chmodSync(join(dir, "node"), 0o111);
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const st = statSync(INTERPRETERS.javascript);
+  const base = join(tmpdir(), `rewardkit-node-${process.getuid?.() ?? 0}`);
+  const dir = join(base, `${st.size}-${Math.floor(st.mtimeMs)}`);
+  mkdirSync(base, { recursive: true, mode: 0o755 });
+  // Only a cache this user made and nobody else can write to may hold the binary that runs the tests.
+  const uid = process.getuid?.() ?? 0;
+  const ours = (p: string): boolean => {
+    const l = lstatSync(p);
+    return !l.isSymbolicLink() && l.uid === uid && (l.mode & 0o022) === 0;
+  };
+  if (!ours(base)) throw new Error(`${base} is not this user's own directory: refusing it as the node cache`);
+  if (existsSync(dir) && !(ours(dir) && ours(join(dir, "node")))) rmSync(dir, { recursive: true, force: true });
+  if (!existsSync(join(dir, "node"))) {
+    const part = mkdtempSync(join(base, "part-"));
+    chmodSync(part, 0o755);
+    copyFileSync(INTERPRETERS.javascript, join(part, "node"));
+    chmodSync(join(part, "node"), 0o111);
+    try {
+      renameSync(part, dir);
+    } catch {
+      rmSync(part, { recursive: true, force: true }); // another engine made it first
+    }
+  }
   nodeCopy = dir;
   return dir;
 }
@@ -170,10 +192,15 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
         }
         const nonce = randomBytes(12).toString("hex");
         const jsTest = language === "javascript" && task.kind === "assert";
-        const rk = jsTest && o.isolate ? executeOnlyNode() : undefined;
+        let rk: string | undefined;
+        try {
+          rk = jsTest ? executeOnlyNode() : undefined;
+        } catch (e) {
+          return { statuses: [], messages: new Map(), sandboxError: (e as Error).message, wallMs: 0, stderr: "" };
+        }
         const extras: TaskExtras = {};
         if (!o.isolate) extras.bpf = seccompFilter().toString("base64");
-        if (jsTest) extras.nodeCheck = [o.isolate ? `${RK}/node` : join(executeOnlyNode(), "node")];
+        if (rk) extras.nodeCheck = [o.isolate ? `${RK}/node` : join(rk, "node")];
         const payload = taskPayload(language, task, limits, nonce, extras);
         const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
         const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
