@@ -377,8 +377,8 @@ class Judge:
             while True:
                 try:
                     msg = check.recv(None, max(0.0, deadline - time.monotonic()))
-                except WorkerGone as e:
-                    return self.report(0, "timeout" if e.status == "timeout" else "sandbox_error", e.message or "the test did not finish")
+                except WorkerGone as e:  # the test runner was stopped or killed (the program can signal it)
+                    return self.report(0, "timeout" if e.status == "timeout" else "runtime_error", e.message or "the test did not finish")
                 if msg.get("op") == "result":
                     st = msg.get("s")
                     st = st if st in ("pass", "fail", "timeout", "memory_limit", "runtime_error") else "runtime_error"
@@ -431,6 +431,17 @@ def _free_names(tree):
         if n not in bound and n not in seen and not hasattr(builtins, n):
             seen.append(n)
     return seen
+
+
+_TIMERS = {signal.SIGALRM: signal.ITIMER_REAL, signal.SIGPROF: signal.ITIMER_PROF}
+_ARMED = [False]
+
+
+def _judge_alarm(signum, frame):
+    """The judge's deadline, only when its own timer expired: the program may send SIGALRM or SIGPROF to PID 1
+    (a handler makes init receive it), which must not cut a test short or crash the judge between tests."""
+    if _ARMED[0] and signal.getitimer(_TIMERS[signum]) == (0.0, 0.0):
+        raise Deadline()
 
 
 _EXCEPTIONS = {n: c for n, c in vars(builtins).items() if isinstance(c, type) and issubclass(c, Exception)}
@@ -564,8 +575,8 @@ class AssertRun:
             steps, n = None, 1
         j.emit({"ready": n})
         ns = self.namespace()
-        signal.signal(signal.SIGALRM, _alarm)
-        signal.signal(signal.SIGPROF, _alarm)
+        signal.signal(signal.SIGALRM, _judge_alarm)
+        signal.signal(signal.SIGPROF, _judge_alarm)
         try:
             self.bind(tree, ns)
         except RemoteStatus as e:
@@ -631,8 +642,8 @@ class AssertRun:
         j = self.j
         j.emit({"ready": 1})
         ns = self.namespace()
-        signal.signal(signal.SIGALRM, _alarm)
-        signal.signal(signal.SIGPROF, _alarm)
+        signal.signal(signal.SIGALRM, _judge_alarm)
+        signal.signal(signal.SIGPROF, _judge_alarm)
         try:
             self.bind(tree, ns)
         except RemoteStatus as e:
@@ -648,6 +659,7 @@ class AssertRun:
         self.budget = self.j.test_s
         signal.setitimer(signal.ITIMER_PROF, self.j.test_s)
         signal.setitimer(signal.ITIMER_REAL, wall_limit(self.j.test_s))
+        _ARMED[0] = True
         try:
             v = fn()
             self._stop()
@@ -672,6 +684,7 @@ class AssertRun:
 
     @staticmethod
     def _stop():
+        _ARMED[0] = False
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
 
