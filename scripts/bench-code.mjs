@@ -1,19 +1,20 @@
 // Sandbox overhead benchmark (`npm run bench:code`): the 164 HumanEval canonical solutions, per rollout,
+//   harness  rewardkit's harness (judge and worker) in bare python3 processes: no bubblewrap, no limits;
+//   sandbox  the same harness in the local backend: bubblewrap, seccomp, prlimit, locked uid, memory cgroup;
 //   bare     one plain `python3 -s -c "<program> <test> check(<entry>)"` process: the naive runner, no isolation,
-//            no per-test statuses, the program and the tests in one interpreter (what a reward can be faked in);
-//   harness  rewardkit's judge and worker as plain processes (no bubblewrap, no limits);
-//   sandbox  the local backend: bubblewrap, seccomp, prlimit, locked uid, memory cgroup.
+//            no per-test statuses, program and tests in one interpreter (the design a policy can fake).
+// The sandbox's overhead is sandbox / harness; sandbox / bare is the whole price of the trust boundary.
 // All at the same concurrency, interleaved rounds (the order rotates), median of the rounds. Prints wall ms per
 // rollout (wall × concurrency / rollouts) and CPU ms per rollout (user + system time of every process of the
-// run, from this process's cutime/cstime: robust on a shared machine), and the ratios measured in this run. Env: BENCH_CONCURRENCY (default: available parallelism),
-// BENCH_ROUNDS (default 5).
+// run, from this process's cutime/cstime: robust on a shared machine), and the ratios measured in this run.
+// Env: BENCH_CONCURRENCY (default: available parallelism), BENCH_ROUNDS (default 5).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { localBackend, probeBwrap } from "../dist/sandbox/local.js";
 import { SandboxPool } from "../dist/sandbox/pool.js";
-import { judgeArgv, taskPayload } from "../dist/sandbox/task.js";
+import { judgeStart, taskPayload } from "../dist/sandbox/task.js";
 import { DEFAULT_LIMITS } from "../dist/sandbox/types.js";
 import { extractProgram } from "../dist/verifiers/code/extract.js";
 import { parseReport } from "../dist/sandbox/report.js";
@@ -44,7 +45,8 @@ function proc(argv, input) {
 const runners = {
   bare: async (t) => ((await proc(["/usr/bin/python3", "-s", "-c", `${t.program}\n\n${t.test}\n\ncheck(${t.entryPoint})\n`])).code === 0),
   harness: async (t) => {
-    const { out, code } = await proc(judgeArgv(), taskPayload("python", t, DEFAULT_LIMITS, "N"));
+    const judge = judgeStart(taskPayload("python", t, DEFAULT_LIMITS, "N"));
+    const { out, code } = await proc(judge.argv, judge.stdin);
     const r = parseReport("N", { stdout: out, stderr: "", timedOut: false, exitCode: code, signal: null, wallMs: 0 });
     return r.statuses.length > 0 && r.statuses.every((s) => s === "pass");
   },
@@ -95,5 +97,6 @@ const cpu = Object.fromEntries(names.map((n) => [n, (1000 * median(results[n].ma
 console.log(`HumanEval canonical solutions (${tasks.length}), concurrency ${concurrency}, median of ${rounds} interleaved rounds`);
 console.log(`${"runner".padEnd(10)} ${"passed".padStart(8)} ${"wall ms/rollout".padStart(16)} ${"CPU ms/rollout".padStart(15)}`);
 for (const n of names) console.log(`${n.padEnd(10)} ${`${Math.min(...results[n].map((r) => r.passed))}/${tasks.length}`.padStart(8)} ${ms[n].toFixed(1).padStart(16)} ${cpu[n].toFixed(1).padStart(15)}`);
-console.log(`overhead ratio sandbox / bare python3: wall ${(ms.sandbox / ms.bare).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.bare).toFixed(2)}x   (sandbox / harness: wall ${(ms.sandbox / ms.harness).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.harness).toFixed(2)}x)`);
+console.log(`sandbox overhead (sandbox / the same harness in bare python3): wall ${(ms.sandbox / ms.harness).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.harness).toFixed(2)}x`);
+console.log(`trust boundary and sandbox together (sandbox / naive single python3): wall ${(ms.sandbox / ms.bare).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.bare).toFixed(2)}x`);
 process.exit(0);

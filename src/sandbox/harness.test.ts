@@ -7,15 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseReport } from "./report.js";
-import { judgeArgv, taskPayload } from "./task.js";
+import { judgeStart, taskPayload } from "./task.js";
 import type { HarnessTask, Language } from "./types.js";
 import { DEFAULT_LIMITS } from "./types.js";
 
 function report(language: Language, task: HarnessTask, testTimeoutMs = 1000): { statuses: string[]; messages: Map<number, string> } {
   const cwd = mkdtempSync(join(tmpdir(), "rewardkit-harness-"));
-  const payload = taskPayload(language, task, { ...DEFAULT_LIMITS, testTimeoutMs }, "NONCE");
-  const [exe, ...args] = judgeArgv();
-  const p = spawnSync(exe!, args, { cwd, input: payload, encoding: "utf8", env: { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" }, timeout: 30_000 });
+  const judge = judgeStart(taskPayload(language, task, { ...DEFAULT_LIMITS, testTimeoutMs }, "NONCE"));
+  const [exe, ...args] = judge.argv;
+  const p = spawnSync(exe!, args, { cwd, input: judge.stdin, encoding: "utf8", env: { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" }, timeout: 30_000 });
   return parseReport("NONCE", { stdout: p.stdout, stderr: p.stderr, timedOut: false, exitCode: p.status, signal: p.signal, wallMs: 0 });
 }
 const run = (language: Language, task: HarnessTask, testTimeoutMs = 1000): string[] => report(language, task, testTimeoutMs).statuses;

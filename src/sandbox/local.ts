@@ -8,7 +8,7 @@ import type { SandboxPool } from "./pool.js";
 import { runProcess } from "./process.js";
 import { parseReport } from "./report.js";
 import { seccompFilter } from "./seccomp.js";
-import { INTERPRETERS, judgeArgv, taskPayload } from "./task.js";
+import { INTERPRETERS, judgeStart, taskPayload } from "./task.js";
 import type { TaskExtras } from "./task.js";
 import type { HarnessTask, Language, RunReport, SandboxBackend, SandboxLimits } from "./types.js";
 import { lockUids } from "./uids.js";
@@ -201,17 +201,17 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
         const extras: TaskExtras = {};
         if (!o.isolate) extras.bpf = seccompFilter().toString("base64");
         if (rk) extras.nodeCheck = [o.isolate ? `${RK}/node` : join(rk, "node")];
-        const payload = taskPayload(language, task, limits, nonce, extras);
+        const judge = judgeStart(taskPayload(language, task, limits, nonce, extras));
         const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
         const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
         let work: string | undefined;
         let argv: string[];
         if (o.isolate) {
-          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk), ...judgeArgv()];
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk), ...judge.argv];
         } else {
           work = mkdtempSync(join(tmpdir(), "rewardkit-work-"));
           if (uid !== undefined) chownSync(work, uid, uid);
-          argv = [...drop, ...prlimitArgs(language, limits, nproc), "/usr/bin/env", "-C", work, ...judgeArgv()];
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), "/usr/bin/env", "-C", work, ...judge.argv];
         }
         // The run's memory group: the first process writes itself into it before it execs anything else.
         const group = root ? slotGroup(slot, limits.memoryMb) : undefined;
@@ -222,7 +222,7 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
         try {
           // Start-up (namespaces, interpreter) is not the program's time: allow one extra second on the wall clock.
           const proc = runProcess(argv, sandboxEnv(), limits.runTimeoutMs + 1000, limits.outputLimitBytes, {
-            stdin: payload,
+            stdin: judge.stdin,
             fds: o.isolate ? [seccompFilter()] : [],
             onSpawn: group
               ? undefined
