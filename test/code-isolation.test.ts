@@ -138,3 +138,15 @@ describe.skipIf(unavailable !== undefined || !root)("code engines on one machine
     expect(out.filter((r) => r.reward !== 1).map((r) => r.components.tests.reason)).toEqual([]);
   }, 180_000);
 });
+
+describe("sandbox: none (no namespaces): the same judge/worker split and the worker's own seccomp filter", () => {
+  const none = codeVerifier.create(codeVerifier.options.parse({ sandbox: "none", uidBase: 145_000 }));
+  const run = async (code: string, reference: unknown): Promise<ComponentResult> => none({ completion: py(code), reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+  it("a correct solution scores 1, an always-equal object 0, and unshare is refused in the program's process", async () => {
+    const ref = { kind: "call", entryPoint: "f", cases: [{ input: [2], output: 4 }] };
+    const same = "class A:\n    def __eq__(self, o):\n        return True\ndef f(x):\n    return A()";
+    const probe = "import ctypes\ndef f(x):\n    return 4 if ctypes.CDLL(None).unshare(0x10000000) != 0 else 0";
+    const [good, hack, sec] = await Promise.all([run("def f(x):\n    return x * 2", ref), run(same, ref), run(probe, ref)]);
+    expect([good.score, hack.score, sec.score]).toEqual([1, 0, 1]);
+  });
+});

@@ -25,8 +25,8 @@ export interface HarnessTask {
   rtol?: number;
   /** `call` only: `json` (values are JSON, tagged `{"$tuple": […]}`…) or `python` (values are Python literals in strings). */
   encoding?: "json" | "python";
-  /** `call`: `taco` (TACO/APPS: tuples are lists, a one-element expected list also matches its element); `stdio`: `lines` or `tokens`. */
-  compare?: "taco" | "lines" | "tokens";
+  /** `call`: `taco` (TACO/APPS: tuples are lists, a one-element expected list also matches its element) or `truthy` (the return value's truth value); `stdio`: `lines` or `tokens`. */
+  compare?: "taco" | "truthy" | "lines" | "tokens";
   /** Python run before the program and the test code, in both namespaces (e.g. LeetCode's `from typing import *`). */
   prelude?: string;
 }

@@ -144,7 +144,8 @@ async function main() {
         let rep;
         try {
           context.__rk_args = decode(msg.cases[i]);
-          rep = reply({ i }, await settle(run("__rk_fn(...__rk_args)"), wallMs));
+          const got = await settle(run("__rk_fn(...__rk_args)"), wallMs);
+          rep = reply({ i }, msg.truthy ? Boolean(got) : got);
         } catch (e) {
           rep = Object.assign({ i }, classify(e));
         }

@@ -62,6 +62,8 @@ class Worker:
 
     def __init__(self, pid, ch):
         Worker.generation += 1
+        ENDED.pop(pid, None)  # an earlier process with this pid (reused) is not this one
+        KILLED_BY_JUDGE.discard(pid)
         self.pid, self.ch, self.gen, self.status, self.closed = pid, ch, Worker.generation, None, False
 
     @staticmethod
@@ -69,9 +71,11 @@ class Worker:
         """Forks a worker: it runs worker_main (argv None: only before the task is read) or execs argv at once."""
         a_r, a_w = os.pipe()
         b_r, b_w = os.pipe()
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])  # no reaping until the Worker is known
         pid = os.fork()
         if pid == 0:
             try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 hi_r, hi_w = os.dup(a_r), os.dup(b_w)
                 os.dup2(hi_r, 3)
                 os.dup2(hi_w, 4)
@@ -90,7 +94,9 @@ class Worker:
                 os._exit(121)
         os.close(a_r)
         os.close(b_w)
-        return Worker(pid, Channel(b_r, a_w))
+        w = Worker(pid, Channel(b_r, a_w))
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        return w
 
     def ended(self, st):
         self.status = st
@@ -299,10 +305,11 @@ class Judge:
         enc = t.get("encoding", "json")
         js = self.language == "javascript"
         compare = COMPARE["taco" if t.get("compare") == "taco" else ("javascript" if js else "python")]
+        truthy = t.get("compare") == "truthy"
         atol = float(t.get("atol") or 0)
 
         def message(pending):
-            return {"op": "cases", "fn": t["entryPoint"], "enc": enc, "cases": [cases[i]["input"] for i in pending]}
+            return {"op": "cases", "fn": t["entryPoint"], "enc": enc, "truthy": truthy, "cases": [cases[i]["input"] for i in pending]}
 
         def judge(i, rep):
             if "s" in rep:
@@ -316,6 +323,8 @@ class Judge:
                 out = from_wire(rep.get("v"), rep.get("objs", ()), js)
             except ProtocolError as e:
                 return "fail", "unreadable return value: %s" % e
+            if truthy and type(out) is not bool:
+                return "fail", "a truth value was expected"
             try:
                 good = compare(out, exp, atol)
             except Exception as e:

@@ -182,6 +182,8 @@ def serve_calls(ch, init):
         if op == "cases":  # call the entry point on every input, one reply per input, in order
             fn = ns.get(msg["fn"])
             enc = msg.get("enc", "json")
+            if msg.get("truthy"):  # the test is the return value's truth value
+                fn = (lambda f: lambda *a: bool(f(*a)))(fn)
             for i, inp in enumerate(msg["cases"]):
                 try:
                     args, _ = args_of({"enc": enc, "args": inp})

@@ -51,6 +51,8 @@ export const assertReference = z
  * writes them (`"[(1, 2), {3}]"`, `"nan"`): tuples, sets, dicts with any keys, big integers, floats like `2.0`
  * survive exactly. Floats compare with absolute tolerance `atol` (plus 1e-7 relative when `atol` > 0); NaN equals NaN.
  * `compare: "taco"`: TACO / APPS rules (tuples are lists; an expected one-element list also matches its element).
+ * `compare: "truthy"`: the return value's truth value is compared with `output` (a regex "check" returning a
+ * match or None, as MBPP's own asserts test it).
  */
 export const callReference = z.strictObject({
   kind: z.literal("call"),
@@ -58,7 +60,7 @@ export const callReference = z.strictObject({
   cases: z.array(z.strictObject({ input: z.union([z.array(z.unknown()), z.string()]), output: z.unknown() })).min(1),
   atol: z.number().min(0).default(0),
   encoding: z.enum(["json", "python"]).default("json"),
-  compare: z.literal("taco").optional(),
+  compare: z.enum(["taco", "truthy"]).optional(),
   prelude,
   ...common,
 });
