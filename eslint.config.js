@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-check/**", "node_modules/**", "out/**", "coverage/**"] },
+  { ignores: ["dist/**", "dist-check/**", "node_modules/**", "out/**", "coverage/**", "test/code-hacks/javascript/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,19 +1,27 @@
-// Sandbox overhead benchmark (`npm run bench:code`): HumanEval canonical solutions through the sandbox pool
-// (bubblewrap + prlimit + per-slot uid), beside the same harness and tasks run by one plain `python3` process each,
-// without isolation, at the same concurrency. Prints tests/s and the per-rollout time ratio.
+// Sandbox overhead benchmark (`npm run bench:code`): the 164 HumanEval canonical solutions, per rollout,
+//   harness  rewardkit's harness (judge and worker) in bare python3 processes: no bubblewrap, no limits;
+//   sandbox  the same harness in the local backend: bubblewrap, seccomp, prlimit, locked uid, memory cgroup;
+//   bare     one plain `python3 -s -c "<program> <test> check(<entry>)"` process: the naive runner, no isolation,
+//            no per-test statuses, program and tests in one interpreter (the design a policy can fake).
+// The sandbox's overhead is sandbox / harness; sandbox / bare is the whole price of the trust boundary.
+// All at the same concurrency, interleaved rounds (the order rotates), median of the rounds. Prints wall ms per
+// rollout (wall × concurrency / rollouts) and CPU ms per rollout (user + system time of every process of the
+// run, from this process's cutime/cstime: robust on a shared machine), and the ratios measured in this run.
+// Env: BENCH_CONCURRENCY (default: available parallelism), BENCH_ROUNDS (default 5).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { PYTHON_HARNESS } from "../dist/sandbox/harness/python.js";
 import { localBackend, probeBwrap } from "../dist/sandbox/local.js";
 import { SandboxPool } from "../dist/sandbox/pool.js";
+import { judgeStart, taskPayload } from "../dist/sandbox/task.js";
 import { DEFAULT_LIMITS } from "../dist/sandbox/types.js";
 import { extractProgram } from "../dist/verifiers/code/extract.js";
+import { parseReport } from "../dist/sandbox/report.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? availableParallelism());
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const rows = readFileSync(join(root, "examples/data/humaneval.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 const tasks = rows.map((r) => ({ kind: "assert", program: extractProgram(r.completion, "python", "last"), entryPoint: r.reference.entryPoint, test: r.reference.test }));
 
@@ -23,49 +31,72 @@ if (why) {
   process.exit(0);
 }
 
-async function runAll(runOne) {
-  const pool = new SandboxPool(concurrency);
-  let tests = 0;
-  let passed = 0;
-  const started = performance.now();
-  await Promise.all(tasks.map((t) => pool.run(async () => {
-    const statuses = await runOne(t);
-    tests += statuses.length;
-    passed += statuses.filter((s) => s === "pass").length;
-  })));
-  const seconds = (performance.now() - started) / 1000;
-  return { seconds, tests, passed };
-}
-
-// Baseline: the same harness, one bare python3 process per rollout, no isolation, no limits.
-const dir = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
-writeFileSync(join(dir, "harness.py"), PYTHON_HARNESS);
-let seq = 0;
-function bare(task) {
-  const file = join(dir, `task-${seq++}.json`);
-  writeFileSync(file, JSON.stringify({ ...task, nonce: "N", testTimeoutMs: DEFAULT_LIMITS.testTimeoutMs }));
+const cwd = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
+const env = { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" };
+function proc(argv, input) {
   return new Promise((resolve) => {
-    const p = spawn("/usr/bin/python3", ["-s", join(dir, "harness.py"), file], { env: { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" }, stdio: ["ignore", "pipe", "ignore"] });
+    const p = spawn(argv[0], argv.slice(1), { cwd, env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "ignore"] });
     let out = "";
     p.stdout.on("data", (b) => (out += b));
-    p.on("close", () => resolve(out.split("\n").filter((l) => l.startsWith("N {\"t\"")).map((l) => JSON.parse(l.slice(2)).s)));
+    p.on("close", (code) => resolve({ code, out }));
+    if (input !== undefined) p.stdin.end(input);
   });
 }
-const sandbox = localBackend(new SandboxPool(concurrency), { uidBase: 61_000, isolate: true });
-const boxed = async (task) => (await sandbox.run("python", task, DEFAULT_LIMITS)).statuses;
+const runners = {
+  bare: async (t) => ((await proc(["/usr/bin/python3", "-s", "-c", `${t.program}\n\n${t.test}\n\ncheck(${t.entryPoint})\n`])).code === 0),
+  harness: async (t) => {
+    const judge = judgeStart(taskPayload("python", t, DEFAULT_LIMITS, "N"));
+    const { out, code } = await proc(judge.argv, judge.stdin);
+    const r = parseReport("N", { stdout: out, stderr: "", timedOut: false, exitCode: code, signal: null, wallMs: 0 });
+    return r.statuses.length > 0 && r.statuses.every((s) => s === "pass");
+  },
+  sandbox: (() => {
+    const backend = localBackend(new SandboxPool(concurrency), { uidBase: 61_000, isolate: true });
+    return async (t) => {
+      const r = await backend.run("python", t, DEFAULT_LIMITS);
+      return r.statuses.length > 0 && r.statuses.every((s) => s === "pass");
+    };
+  })(),
+};
 
-const results = { bare: [], sandbox: [] };
-for (let i = 0; i < rounds; i++) {
-  // Alternate the order so that neither side always runs on a warmer machine.
-  for (const [name, fn] of i % 2 === 0 ? [["bare", bare], ["sandbox", boxed]] : [["sandbox", boxed], ["bare", bare]]) results[name].push(await runAll(fn));
+/** CPU seconds (user + system) of every child process this process has waited for, the sandboxes' trees included (each process is reaped by its parent, so its time adds up to here). */
+function childCpu() {
+  const f = readFileSync("/proc/self/stat", "utf8");
+  const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  return (Number(rest[13]) + Number(rest[14])) / 100; // cutime + cstime, in clock ticks (USER_HZ = 100)
 }
-rmSync(dir, { recursive: true, force: true });
-const best = (xs) => xs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
-const b = best(results.bare);
-const s = best(results.sandbox);
-const row = (name, r) => `${name.padEnd(22)} ${String(tasks.length).padStart(8)} ${String(r.tests).padStart(6)} ${String(r.passed).padStart(7)} ${r.seconds.toFixed(2).padStart(8)} ${(r.tests / r.seconds).toFixed(0).padStart(8)} ${((1000 * r.seconds * concurrency) / tasks.length).toFixed(1).padStart(12)}`;
-console.log(`HumanEval canonical solutions, concurrency ${concurrency}, best of ${rounds}`);
-console.log(`${"runner".padEnd(22)} ${"rollouts".padStart(8)} ${"tests".padStart(6)} ${"passed".padStart(7)} ${"seconds".padStart(8)} ${"tests/s".padStart(8)} ${"ms/rollout".padStart(12)}`);
-console.log(row("bare python3", b));
-console.log(row("sandbox (bwrap pool)", s));
-console.log(`overhead ratio (sandbox / bare, per rollout): ${(s.seconds / b.seconds).toFixed(2)}x`);
+
+async function runAll(fn) {
+  const pool = new SandboxPool(concurrency);
+  let passed = 0;
+  const cpu0 = childCpu();
+  const started = performance.now();
+  await Promise.all(
+    tasks.map((t) =>
+      pool.run(async () => {
+        if (await fn(t)) passed++;
+      }),
+    ),
+  );
+  return { seconds: (performance.now() - started) / 1000, cpu: childCpu() - cpu0, passed };
+}
+
+await runners.sandbox(tasks[0]); // locks the uids and warms the caches outside the measurement
+const names = Object.keys(runners);
+const results = Object.fromEntries(names.map((n) => [n, []]));
+for (let i = 0; i < rounds; i++) {
+  for (let j = 0; j < names.length; j++) {
+    const n = names[(i + j) % names.length];
+    results[n].push(await runAll(runners[n]));
+  }
+}
+rmSync(cwd, { recursive: true, force: true });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = Object.fromEntries(names.map((n) => [n, (1000 * median(results[n].map((r) => r.seconds)) * concurrency) / tasks.length]));
+const cpu = Object.fromEntries(names.map((n) => [n, (1000 * median(results[n].map((r) => r.cpu))) / tasks.length]));
+console.log(`HumanEval canonical solutions (${tasks.length}), concurrency ${concurrency}, median of ${rounds} interleaved rounds`);
+console.log(`${"runner".padEnd(10)} ${"passed".padStart(8)} ${"wall ms/rollout".padStart(16)} ${"CPU ms/rollout".padStart(15)}`);
+for (const n of names) console.log(`${n.padEnd(10)} ${`${Math.min(...results[n].map((r) => r.passed))}/${tasks.length}`.padStart(8)} ${ms[n].toFixed(1).padStart(16)} ${cpu[n].toFixed(1).padStart(15)}`);
+console.log(`sandbox overhead (sandbox / the same harness in bare python3): wall ${(ms.sandbox / ms.harness).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.harness).toFixed(2)}x`);
+console.log(`trust boundary and sandbox together (sandbox / naive single python3): wall ${(ms.sandbox / ms.bare).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.bare).toFixed(2)}x`);
+process.exit(0);

@@ -45,9 +45,13 @@ for text_in in job["inputs"]:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         dt = time.perf_counter() - t0
-        text_out = repr(got)
-        if not same(lit(text_out), got): raise ValueError("output has no literal form")
-        rec = {"input": text_in, "output": text_out, "s": dt}
+        if type(got).__name__ == "Match" and type(got).__module__ == "re":
+            # A regex "check" (Mbpp/737, /787, /794): the test is its truth value, as MBPP's own asserts are.
+            rec = {"input": text_in, "output": "True", "s": dt, "truthy": True}
+        else:
+            text_out = repr(got)
+            if not same(lit(text_out), got): raise ValueError("output has no literal form")
+            rec = {"input": text_in, "output": text_out, "s": dt}
     except _T:
         rec = {"drop": "slow"}
     except BaseException as e:
@@ -55,6 +59,20 @@ for text_in in job["inputs"]:
     out.append(rec)
 sys.stdout.write(json.dumps(out))
 '''
+
+
+def with_helpers(prompt, entry, test):
+    """The test code, preceded by the prompt's own helpers that it calls (HumanEval/32 poly, /38 encode_cyclic,
+    /50 encode_shift) and the prompt's imports: the test runs in the trusted judge, so a helper the program
+    redefines (a poly that is always 0) must not be the one the test checks the candidate with."""
+    tree = ast.parse(test)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    p = ast.parse(prompt)
+    helpers = [n for n in p.body if isinstance(n, ast.FunctionDef) and n.name != entry and n.name in used]
+    if not helpers:
+        return test
+    imports = [n for n in p.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return "\n".join(ast.get_source_segment(prompt, n) for n in imports + helpers) + "\n\n" + test
 
 
 def read_gz(path):
@@ -193,7 +211,12 @@ def plus_rows(tasks, name, code_of, completion_of, args, log):
         if n_drop:
             log.write("%s %s: kept %d of %d inputs, dropped %s\n" % (name, t["task_id"], len(cases), len(inputs), drops))
         atol = float(t.get("atol") or 0)
+        truthy = any(c.get("truthy") for c in cases)
+        if truthy:  # every expected value as its truth value (a None is False)
+            cases = [dict(c, output="True" if c.get("truthy") or c["output"] not in ("None", "False", "0", "''", "[]") else "False") for c in cases]
         ref = {"kind": "call", "entryPoint": entry, "encoding": "python", "cases": [{"input": c["input"], "output": c["output"]} for c in cases]}
+        if truthy:
+            ref["compare"] = "truthy"
         if atol:
             ref["atol"] = atol
         rows.append({"id": t["task_id"], "group": t["task_id"], "prompt": t["prompt"], "completion": completion_of(t), "reference": ref})
@@ -292,7 +315,7 @@ def main():
     hep = read_gz(os.path.join(args.data, "humanevalplus", "HumanEvalPlus.jsonl.gz"))
     mbp = read_gz(os.path.join(args.data, "mbppplus", "MbppPlus.jsonl.gz"))
     he_rows = [{"id": t["task_id"], "group": t["task_id"], "prompt": t["prompt"], "completion": fenced(t["prompt"] + t["canonical_solution"]),
-                "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": t["test"]}} for t in he]
+                "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": with_helpers(t["prompt"], t["entry_point"], t["test"])}} for t in he]
     if want("humaneval"):
         write("humaneval.jsonl", he_rows)
     if want("humanevalplus"):
@@ -311,7 +334,7 @@ def main():
             code, kind = mutate(t["prompt"] + t["canonical_solution"], t["entry_point"], t["task_id"])
             if code:
                 rows.append({"id": "mutant:" + t["task_id"], "group": t["task_id"], "prompt": t["prompt"], "completion": fenced(code),
-                             "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": t["test"]}, "metadata": {"dataset": "humaneval", "task": t["task_id"], "mutation": kind}})
+                             "reference": {"kind": "assert", "entryPoint": t["entry_point"], "test": with_helpers(t["prompt"], t["entry_point"], t["test"])}, "metadata": {"dataset": "humaneval", "task": t["task_id"], "mutation": kind}})
         for t in mbp:
             code, kind = mutate(t["canonical_solution"], t["entry_point"], t["task_id"])
             if code and t["task_id"] in mbp_refs:

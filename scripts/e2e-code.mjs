@@ -1,7 +1,15 @@
-// Full end-to-end run of the code verifier on the bundled data (`npm run e2e:code`):
-// every canonical HumanEval / HumanEval+ / MBPP+ solution must score exactly 1 with examples/code.yaml, and the
-// mutated solutions' kill rate is reported — for HumanEval mutants both against the original tests and against
-// the HumanEval+ tests. Writes scored files to out/code/. Exit 1 when a canonical solution does not score 1.
+// Full end-to-end run of the code verifier on the bundled data (`npm run e2e:code -- [options]`):
+//   1. back to back: the 706 canonical HumanEval / HumanEval+ / MBPP+ solutions, --repeat times in one engine per
+//      concurrency (default 1, 2 and 8; each repetition made distinct by a comment, so no cache answers), under a
+//      PID 1 that never reaps where `unshare --pid` works (as in a container started without --init): every one
+//      must score 1, with zero sandbox_error;
+//   2. attacks: the four families of the red-team report (patch the harness, forge report lines with a nonce,
+//      an always-equal object, look the expected outputs up: test/code-hacks/python/) on all 706 tasks: none may
+//      score above 0;
+//   3. mutants: the kill rate of the mutated solutions (HumanEval mutants also against the HumanEval+ tests).
+// Options: --repeat N (default 1), --concurrency 1,2,8, --no-attacks, --no-mutants, --no-pid1, --limit N (the
+// first N tasks of each data set only: a smoke run).
+// Prints a table, writes out/code/e2e-summary.txt; exit 1 when a check above fails. Heavy: run it with `nice`.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,60 +17,115 @@ import { join } from "node:path";
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "out/code");
 mkdirSync(out, { recursive: true });
+const argv = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : def;
+};
+const repeat = Number(opt("repeat", "1"));
+const concurrencies = opt("concurrency", "1,2,8").split(",").map(Number);
 const read = (p) => readFileSync(p, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+const pid1 = !argv.includes("--no-pid1") && isRoot && spawnSync("/usr/bin/unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
 
-function score(name, file) {
+function spec(name, concurrency, extra = "") {
+  const file = join(out, `${name}.yaml`);
+  writeFileSync(file, `name: ${name}\ncomponents:\n  - name: tests\n    type: code\n    language: python\n    score: all\n    concurrency: ${concurrency}\n${extra}`);
+  return file;
+}
+
+function score(name, file, specFile, concurrency, wrap = []) {
   const started = Date.now();
   const dest = join(out, `${name}.out.jsonl`);
-  const r = spawnSync(process.execPath, [join(root, "bin/rewardkit.js"), "score", file, "--spec", join(root, "examples/code.yaml"), "-o", dest], { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 });
+  const cmd = [...wrap, process.execPath, join(root, "bin/rewardkit.js"), "score", file, "--spec", specFile, "--concurrency", String(concurrency), "-o", dest, "-q"];
+  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 });
   if (r.status !== 0) {
     console.error(r.stderr || r.stdout);
     throw new Error(`${name}: rewardkit score exited ${r.status}`);
   }
-  const rows = read(dest);
-  const tests = rows.reduce((n, x) => n + (x.components.tests.details?.tests ?? 0), 0);
-  return { rows, seconds: (Date.now() - started) / 1000, tests };
+  return { rows: read(dest), seconds: (Date.now() - started) / 1000 };
 }
 
+const names = ["humaneval", "humanevalplus", "mbppplus"];
+const limit = Number(opt("limit", "0"));
+const canonical = names.flatMap((n) => read(join(root, "examples/data", `${n}.jsonl`)).slice(0, limit > 0 ? limit : undefined).map((r) => ({ ...r, metadata: { ...(r.metadata ?? {}), dataset: n } })));
 let bad = false;
 const lines = [];
-for (const name of ["humaneval", "humanevalplus", "mbppplus"]) {
-  const { rows, seconds, tests } = score(name, join(root, "examples/data", `${name}.jsonl`));
-  const ones = rows.filter((x) => x.reward === 1).length;
-  if (ones !== rows.length) bad = true;
-  lines.push(`${name.padEnd(14)} ${ones}/${rows.length} canonical solutions score 1   ${tests} tests in ${seconds.toFixed(1)} s (${(tests / seconds).toFixed(0)} tests/s)`);
-  for (const x of rows.filter((r) => r.reward !== 1)) lines.push(`  not 1: ${x.id} ${JSON.stringify(x.components.tests).slice(0, 300)}`);
+const log = (s) => {
+  lines.push(s);
+  console.log(s);
+};
+
+// 1. back to back
+log(`canonical solutions (${canonical.length}: ${names.join(", ")}), ${repeat} run(s) back to back in one engine per concurrency${pid1 ? ", under a PID 1 that never reaps" : ""}`);
+log(`${"concurrency".padEnd(12)}${"run".padEnd(5)}${"score 1".padStart(10)}${"sandbox_error".padStart(15)}${"other".padStart(7)}${"seconds".padStart(10)}`);
+for (const c of concurrencies) {
+  const rows = [];
+  for (let k = 0; k < repeat; k++) {
+    for (const r of canonical) rows.push({ ...r, id: `${r.id}#${k}`, completion: r.completion.replace("```python\n", `\`\`\`python\n# run ${k}\n`), metadata: { ...r.metadata, run: k } });
+  }
+  const file = join(out, `canonical-c${c}.jsonl`);
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const { rows: scored, seconds } = score(`canonical-c${c}`, file, spec(`canonical-c${c}`, c), c, pid1 ? ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc"] : []);
+  for (let k = 0; k < repeat; k++) {
+    const mine = scored.filter((r) => r.metadata.run === k);
+    const ones = mine.filter((r) => r.reward === 1).length;
+    const se = mine.filter((r) => r.components.tests.reason === "sandbox_error").length;
+    if (ones !== canonical.length || se > 0) bad = true;
+    log(`${String(c).padEnd(12)}${String(k + 1).padEnd(5)}${`${ones}/${canonical.length}`.padStart(10)}${String(se).padStart(15)}${String(mine.length - ones - se).padStart(7)}${(k === repeat - 1 ? seconds.toFixed(1) : "").padStart(10)}`);
+    for (const x of mine.filter((r) => r.reward !== 1).slice(0, 3)) log(`  not 1: ${x.id} ${JSON.stringify(x.components.tests).slice(0, 240)}`);
+  }
 }
 
-// Mutants, and HumanEval mutants re-targeted at the HumanEval+ tests of the same task.
-const mutantsFile = join(root, "examples/data/code-mutants.jsonl");
-const plus = new Map(read(join(root, "examples/data/humanevalplus.jsonl")).map((r) => [r.id, r.reference]));
-const retargeted = read(mutantsFile)
-  .filter((m) => m.metadata.dataset === "humaneval" && plus.has(m.metadata.task))
-  .map((m) => ({ ...m, reference: plus.get(m.metadata.task), metadata: { ...m.metadata, dataset: "humanevalplus" } }));
-writeFileSync(join(out, "mutants-humanevalplus.jsonl"), retargeted.map((m) => JSON.stringify(m)).join("\n") + "\n");
-const mutants = [...score("code-mutants", mutantsFile).rows, ...score("mutants-humanevalplus", join(out, "mutants-humanevalplus.jsonl")).rows];
-const by = new Map();
-for (const m of mutants) {
-  const d = m.metadata.dataset;
-  const e = by.get(d) ?? { n: 0, killed: 0, unscorable: 0, survivors: [], kinds: new Map() };
-  e.n++;
-  const c = m.components.tests;
-  if (c.status !== "ok") e.unscorable++;
-  const killed = c.status === "ok" && m.reward < 1;
-  if (killed) e.killed++;
-  else e.survivors.push(`${m.metadata.task} (${m.metadata.mutation})`);
-  const k = e.kinds.get(m.metadata.mutation) ?? [0, 0];
-  e.kinds.set(m.metadata.mutation, [k[0] + (killed ? 1 : 0), k[1] + 1]);
-  by.set(d, e);
+// 2. attacks
+if (!argv.includes("--no-attacks")) {
+  const families = ["patch-harness", "forge-nonce", "always-equal", "lookup"];
+  const rows = [];
+  for (const f of families) {
+    const src = readFileSync(join(root, "test/code-hacks/python", `${f}.py`), "utf8");
+    for (const r of canonical) rows.push({ id: `${f}|${r.id}`, group: r.id, completion: "```python\n" + src.replaceAll("__ENTRY__", r.reference.entryPoint) + "\n```", reference: r.reference, metadata: { family: f, dataset: r.metadata.dataset } });
+  }
+  const file = join(out, "attacks.jsonl");
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const { rows: scored, seconds } = score("attacks", file, spec("attacks", 2), 2);
+  log("");
+  log(`attack families on all ${canonical.length} tasks (${seconds.toFixed(1)} s): rollouts scoring above 0`);
+  for (const f of families) {
+    const mine = scored.filter((r) => r.metadata.family === f);
+    const won = mine.filter((r) => (r.reward ?? 0) > 0);
+    if (won.length) bad = true;
+    const by = names.map((n) => `${n} ${won.filter((r) => r.metadata.dataset === n).length}/${mine.filter((r) => r.metadata.dataset === n).length}`).join(", ");
+    log(`  ${f.padEnd(14)} ${String(won.length).padStart(4)}/${mine.length}   (${by})`);
+  }
 }
-lines.push("");
-for (const [d, e] of by) {
-  const kinds = [...e.kinds].map(([k, [a, b]]) => `${k} ${a}/${b}`).join(", ");
-  lines.push(`mutants vs ${d.padEnd(13)} kill rate ${((100 * e.killed) / e.n).toFixed(1)}% (${e.killed}/${e.n}; unscorable ${e.unscorable})  by mutation: ${kinds}`);
-  lines.push(`  survivors: ${e.survivors.join(", ") || "none"}`);
+
+// 3. mutants, and HumanEval mutants re-targeted at the HumanEval+ tests of the same task
+if (!argv.includes("--no-mutants")) {
+  const mutantsFile = join(root, "examples/data/code-mutants.jsonl");
+  const plus = new Map(read(join(root, "examples/data/humanevalplus.jsonl")).map((r) => [r.id, r.reference]));
+  const retargeted = read(mutantsFile)
+    .filter((m) => m.metadata.dataset === "humaneval" && plus.has(m.metadata.task))
+    .map((m) => ({ ...m, reference: plus.get(m.metadata.task), metadata: { ...m.metadata, dataset: "humanevalplus" } }));
+  writeFileSync(join(out, "mutants-humanevalplus.jsonl"), retargeted.map((m) => JSON.stringify(m)).join("\n") + "\n");
+  const s = spec("mutants", 2);
+  const mutants = [...score("code-mutants", mutantsFile, s, 2).rows, ...score("mutants-humanevalplus", join(out, "mutants-humanevalplus.jsonl"), s, 2).rows];
+  const by = new Map();
+  for (const m of mutants) {
+    const d = m.metadata.dataset;
+    const e = by.get(d) ?? { n: 0, killed: 0, unscorable: 0, survivors: [] };
+    e.n++;
+    const c = m.components.tests;
+    if (c.status !== "ok") e.unscorable++;
+    if (c.status === "ok" && m.reward < 1) e.killed++;
+    else e.survivors.push(`${m.metadata.task} (${m.metadata.mutation})`);
+    by.set(d, e);
+  }
+  log("");
+  for (const [d, e] of by) {
+    log(`mutants vs ${d.padEnd(13)} kill rate ${((100 * e.killed) / e.n).toFixed(1)}% (${e.killed}/${e.n}; unscorable ${e.unscorable})`);
+    log(`  survivors: ${e.survivors.join(", ") || "none"}`);
+  }
 }
-const report = lines.join("\n");
-console.log(report);
-writeFileSync(join(out, "e2e-summary.txt"), report + "\n");
+
+writeFileSync(join(out, "e2e-summary.txt"), lines.join("\n") + "\n");
 process.exit(bad ? 1 : 0);

@@ -1,47 +1,44 @@
 import { randomBytes } from "node:crypto";
-import { accessSync, chmodSync, chownSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, chownSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { JAVASCRIPT_HARNESS } from "./harness/javascript.js";
-import { PYTHON_HARNESS } from "./harness/python.js";
+import { slotGroup } from "./cgroup.js";
+import { watchMemory } from "./memwatch.js";
 import type { SandboxPool } from "./pool.js";
 import { runProcess } from "./process.js";
 import { parseReport } from "./report.js";
+import { seccompFilter } from "./seccomp.js";
+import { INTERPRETERS, judgeStart, taskPayload } from "./task.js";
+import type { TaskExtras } from "./task.js";
 import type { HarnessTask, Language, RunReport, SandboxBackend, SandboxLimits } from "./types.js";
+import { lockUids } from "./uids.js";
+import type { UidLease } from "./uids.js";
 
-/** Interpreters by language. They must live under /usr: nothing else of the host is mounted in the sandbox. */
-export const INTERPRETERS: Record<Language, string> = { python: "/usr/bin/python3", javascript: "/usr/bin/node" };
-const HARNESS: Record<Language, { file: string; source: string }> = {
-  python: { file: "harness.py", source: PYTHON_HARNESS },
-  javascript: { file: "harness.mjs", source: JAVASCRIPT_HARNESS },
-};
+export { INTERPRETERS } from "./task.js";
 
-/** Where the run directory appears inside the sandbox (writable; the program's working directory). */
+/** Where the run's working directory appears inside the sandbox (a private tmpfs; the program's cwd). */
 const WORK = "/sandbox";
-/** Where the harness and the task appear inside the sandbox (read-only). */
-const INPUT = "/rk";
+/** Where the execute-only node for JavaScript test code appears inside the sandbox. */
+const RK = "/rk";
+const MIB = 1024 * 1024;
 
 /** Scrubbed environment: nothing of the engine's environment reaches the program. */
-function sandboxEnv(language: Language): Record<string, string> {
-  const env: Record<string, string> = { PATH: "/usr/bin:/bin", HOME: WORK, TMPDIR: "/tmp", LANG: "C.UTF-8" };
-  if (language === "python") Object.assign(env, { PYTHONHASHSEED: "0", PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONNOUSERSITE: "1" });
-  return env;
+function sandboxEnv(): Record<string, string> {
+  return { PATH: "/usr/bin:/bin", HOME: WORK, TMPDIR: "/tmp", LANG: "C.UTF-8", PYTHONHASHSEED: "0", PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONNOUSERSITE: "1" };
 }
 
-function interpreterArgs(language: Language, limits: SandboxLimits, harness: string, task: string): string[] {
-  if (language === "python") return [INTERPRETERS.python, "-s", harness, task];
-  // V8 aborts with "heap out of memory" (reported as memory_limit) before the address-space limit is reached.
-  return [INTERPRETERS.javascript, `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMb / 2))}`, harness, task];
+/** Address space per process: memoryMb; for JavaScript 1 GiB more, as V8 reserves ~750 MiB of it at start-up (its heap is capped at memoryMb / 2, and the run's memory by the cgroup). */
+export function addressSpaceMb(language: Language, memoryMb: number): number {
+  return language === "javascript" ? memoryMb + 1024 : memoryMb;
 }
 
-function prlimitArgs(limits: SandboxLimits, nproc: number): string[] {
-  const mib = 1024 * 1024;
+function prlimitArgs(language: Language, limits: SandboxLimits, nproc: number): string[] {
   return [
     "/usr/bin/prlimit",
-    `--as=${limits.memoryMb * mib}`,
+    `--as=${addressSpaceMb(language, limits.memoryMb) * MIB}`,
     `--cpu=${Math.ceil(limits.runTimeoutMs / 1000) + 1}`,
     `--nproc=${nproc}`,
-    `--fsize=${limits.maxFileMb * mib}`,
+    `--fsize=${limits.maxFileMb * MIB}`,
     `--nofile=${limits.maxOpenFiles}`,
     "--core=0",
   ];
@@ -59,37 +56,28 @@ function systemMounts(): string[] {
   return args;
 }
 
-/**
- * Writes the harness and the task into a fresh host directory (mounted read-only). With `work`, also creates the
- * program's working directory there, owned by `owner` (`sandbox: none` only: under bubblewrap the working
- * directory is a private, size-limited tmpfs, so nothing the program writes touches the host's disk).
- */
-function prepareRun(language: Language, task: HarnessTask, limits: SandboxLimits, nonce: string, owner: number | undefined, work: boolean): { root: string; input: string; work: string } {
-  const root = mkdtempSync(join(tmpdir(), "rewardkit-run-"));
-  try {
-    chmodSync(root, 0o755);
-    const input = join(root, "in");
-    mkdirSync(input, { mode: 0o755 });
-    const workDir = join(root, "work");
-    if (work) {
-      mkdirSync(workDir, { mode: 0o700 });
-      if (owner !== undefined) chownSync(workDir, owner, owner);
-    }
-    writeFileSync(join(input, HARNESS[language].file), HARNESS[language].source, { mode: 0o644 });
-    writeFileSync(join(input, "task.json"), JSON.stringify({ ...task, nonce, testTimeoutMs: limits.testTimeoutMs, outputLimit: limits.outputLimitBytes }), { mode: 0o644 });
-    return { root, input, work: workDir };
-  } catch (e) {
-    rmSync(root, { recursive: true, force: true }); // the caller's cleanup only starts once this returns
-    throw e;
-  }
+/** tmpfs sizes (bytes): `/tmp` and `/sandbox` 4 × maxFileMb each, `/dev/shm` the same but at most half of memoryMb. */
+export function tmpfsSizes(limits: SandboxLimits): { tmp: number; shm: number } {
+  const tmp = 4 * Math.max(1, limits.maxFileMb) * MIB;
+  return { tmp, shm: Math.min(tmp, Math.floor(limits.memoryMb / 2) * MIB) };
 }
 
 /**
- * Kills every process of a slot uid (`kill -KILL -1` as that uid: it may signal exactly its own processes).
- * Run after a run that did not end cleanly, so nothing of it survives into the slot's next run.
+ * bubblewrap's arguments. `--as-pid-1`: the judge is the namespace's PID 1 (it reaps every orphan) and bwrap's
+ * outer process waits for it, so no run leaves a zombie behind. `--unshare-all --unshare-user --disable-userns`:
+ * new user, PID, network (no interfaces), IPC, UTS and cgroup namespaces, and no nested user namespace.
+ * `--seccomp 3`: the filter of seccomp.ts, read from descriptor 3. Writable: `/tmp`, `/sandbox` and `/dev/shm`
+ * (private tmpfs mounts with `size=`); `/dev` (device nodes only) and the root are read-only.
  */
-async function killUid(uid: number): Promise<void> {
-  await runProcess(["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/kill", "-KILL", "-1"], { PATH: "/usr/bin:/bin" }, 5000, 1024);
+function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
+  const { tmp, shm } = tmpfsSizes(limits);
+  const tmpfs = (size: number, at: string): string[] => ["--size", String(size), "--perms", "1777", "--tmpfs", at];
+  return [
+    "/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1",
+    "--cap-drop", "ALL", ...systemMounts(), "--proc", "/proc", "--dev", "/dev", ...tmpfs(shm, "/dev/shm"), "--remount-ro", "/dev",
+    ...tmpfs(tmp, "/tmp"), ...tmpfs(tmp, WORK), ...(rk ? ["--ro-bind", rk, RK] : []), "--remount-ro", "/", "--chdir", WORK,
+    "--hostname", "sandbox", "--clearenv", ...Object.entries(sandboxEnv()).flatMap(([k, v]) => ["--setenv", k, v]), "--seccomp", "3",
+  ];
 }
 
 function isRoot(): boolean {
@@ -99,7 +87,8 @@ function isRoot(): boolean {
 let probe: Promise<string | undefined> | undefined;
 
 /**
- * Checks once that bubblewrap can build a sandbox here (installed, user namespaces allowed).
+ * Checks once that bubblewrap can build this sandbox here (installed, user namespaces allowed, the options this
+ * backend uses understood: bubblewrap ≥ 0.8 for `--disable-userns`).
  * @returns undefined when it works, else why not.
  */
 export function probeBwrap(): Promise<string | undefined> {
@@ -109,29 +98,83 @@ export function probeBwrap(): Promise<string | undefined> {
     } catch {
       return "bubblewrap is not installed (/usr/bin/bwrap); install the Debian package `bubblewrap`, or set `sandbox: none` (no isolation)";
     }
-    const argv = ["/usr/bin/bwrap", "--unshare-all", "--die-with-parent", ...systemMounts(), "--proc", "/proc", "--dev", "/dev", "/usr/bin/true"];
-    const end = await runProcess(isRoot() ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv] : argv, { PATH: "/usr/bin:/bin" }, 10_000, 4096);
+    const argv = ["/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", ...systemMounts(), "--proc", "/proc", "--dev", "/dev", "--seccomp", "3", "/usr/bin/true"];
+    const end = await runProcess(isRoot() ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv] : argv, { PATH: "/usr/bin:/bin" }, 10_000, 4096, { fds: [seccompFilter()] });
     return end.exitCode === 0 ? undefined : `bubblewrap cannot create a sandbox here (exit ${end.exitCode ?? end.signal}): ${end.stderr.trim().slice(0, 200)}`;
   })();
   return probe;
 }
 
+/** Locked uids per pool: every backend on one pool (every code component of an engine) shares them. */
+const leases = new WeakMap<SandboxPool, Promise<UidLease>>();
+
+function leaseFor(pool: SandboxPool, base: number): Promise<UidLease> {
+  let lease = leases.get(pool);
+  if (!lease) {
+    lease = lockUids(base, pool.size);
+    leases.set(pool, lease);
+    lease.catch(() => leases.delete(pool)); // a later run tries again
+  }
+  return lease;
+}
+
+let nodeCopy: string | undefined;
+
+/**
+ * A directory holding an execute-only (mode 0111) copy of node: a cache per node binary (size and mtime) and user,
+ * `<tmpdir>/rewardkit-node-<uid>/<size>-<mtime>/node`, made once (copied under a temporary name, then renamed)
+ * and kept, so that an interrupted engine leaves nothing new behind.
+ */
+function executeOnlyNode(): string {
+  if (nodeCopy) return nodeCopy;
+  const st = statSync(INTERPRETERS.javascript);
+  const base = join(tmpdir(), `rewardkit-node-${process.getuid?.() ?? 0}`);
+  const dir = join(base, `${st.size}-${Math.floor(st.mtimeMs)}`);
+  mkdirSync(base, { recursive: true, mode: 0o755 });
+  // Only a cache this user made and nobody else can write to may hold the binary that runs the tests.
+  const uid = process.getuid?.() ?? 0;
+  const ours = (p: string): boolean => {
+    const l = lstatSync(p);
+    return !l.isSymbolicLink() && l.uid === uid && (l.mode & 0o022) === 0;
+  };
+  if (!ours(base)) throw new Error(`${base} is not this user's own directory: refusing it as the node cache`);
+  if (existsSync(dir) && !(ours(dir) && ours(join(dir, "node")))) rmSync(dir, { recursive: true, force: true });
+  if (!existsSync(join(dir, "node"))) {
+    const part = mkdtempSync(join(base, "part-"));
+    chmodSync(part, 0o755);
+    copyFileSync(INTERPRETERS.javascript, join(part, "node"));
+    chmodSync(join(part, "node"), 0o111);
+    try {
+      renameSync(part, dir);
+    } catch {
+      rmSync(part, { recursive: true, force: true }); // another engine made it first
+    }
+  }
+  nodeCopy = dir;
+  return dir;
+}
+
+/** Kills every process of a uid this engine holds (`kill -KILL -1` as that uid): `sandbox: none` only. */
+async function killUid(uid: number): Promise<void> {
+  await runProcess(["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/kill", "-KILL", "-1"], { PATH: "/usr/bin:/bin" }, 5000, 1024);
+}
+
 export interface LocalOptions {
-  /** First uid of the pool's slots (slot i runs as uid `uidBase + i`) when the engine runs as root. */
+  /** First uid this engine tries to lock for its slots (as root); see uids.ts. */
   uidBase: number;
   /** `false`: no bubblewrap, a plain process with the same limits (`sandbox: none`). */
   isolate: boolean;
 }
 
 /**
- * The local backend: one bubblewrap sandbox per run, under `prlimit`, as an unprivileged uid per pool slot.
+ * The local backend: one bubblewrap sandbox per run, under `prlimit`, as a uid that this engine has locked for
+ * the pool slot (as root), in a memory cgroup per slot where the host has one (else the sampled watcher of
+ * memwatch.ts). The judge gets the task on its stdin: nothing of a rollout is written to the host's disk.
  *
- * The sandbox has no network (`--unshare-all`: a fresh, empty network namespace), its own PID namespace (it
- * dies with its first process: `--die-with-parent`, and the host kills the process group at the deadline),
- * read-only `/usr` and nothing else of the host: no /home, /root, /work or project. The only writable places
- * are two private tmpfs mounts, `/sandbox` (the working directory) and `/tmp`, each capped at 4 × `maxFileMb`;
- * the root is read-only. Nothing the program writes reaches the host's file system. Without root the runs use the invoking user (no per-slot uid;
- * `--nproc` then counts all of that user's processes, so it is raised by 4096).
+ * Inside: read-only `/usr` and nothing else of the host: no /home, /root, /work or project. The only writable
+ * places are three private, size-capped tmpfs mounts, `/sandbox` (the working directory), `/tmp` and
+ * `/dev/shm`. Without root the runs use the invoking user (no per-slot uid; `--nproc` then counts all of that
+ * user's processes, so it is raised by 4096).
  */
 export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend {
   const root = isRoot();
@@ -139,29 +182,64 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
     name: o.isolate ? "bwrap" : "none",
     run(language: Language, task: HarnessTask, limits: SandboxLimits): Promise<RunReport> {
       return pool.run(async (slot) => {
-        const uid = root ? o.uidBase + slot : undefined;
-        const nonce = randomBytes(12).toString("hex");
-        const dir = prepareRun(language, task, limits, nonce, uid, !o.isolate);
-        try {
-          const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
-          const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
-          const env = sandboxEnv(language);
-          let argv: string[];
-          if (o.isolate) {
-            const setenv = Object.entries(env).flatMap(([k, v]) => ["--setenv", k, v]);
-            // Private tmpfs mounts, each capped (tmpfs pages are host memory that RLIMIT_AS does not count).
-            const tmpfs = ["--size", String(4 * Math.max(1, limits.maxFileMb) * 1024 * 1024), "--perms", "1777", "--tmpfs"];
-            const bwrap = ["/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", ...systemMounts(), "--dev", "/dev", "--proc", "/proc", ...tmpfs, "/tmp", ...tmpfs, WORK, "--ro-bind", dir.input, INPUT, "--remount-ro", "/", "--chdir", WORK, "--hostname", "sandbox", "--clearenv", ...setenv];
-            argv = [...drop, ...prlimitArgs(limits, nproc), ...bwrap, ...interpreterArgs(language, limits, `${INPUT}/${HARNESS[language].file}`, `${INPUT}/task.json`)];
-          } else {
-            argv = [...drop, ...prlimitArgs(limits, nproc), "/usr/bin/env", "-C", dir.work, ...interpreterArgs(language, limits, join(dir.input, HARNESS[language].file), join(dir.input, "task.json"))];
+        let uid: number | undefined;
+        if (root) {
+          try {
+            uid = (await leaseFor(pool, o.uidBase)).uids[slot];
+          } catch (e) {
+            return { statuses: [], messages: new Map(), sandboxError: (e as Error).message, wallMs: 0, stderr: "" };
           }
+        }
+        const nonce = randomBytes(12).toString("hex");
+        const jsTest = language === "javascript" && task.kind === "assert";
+        let rk: string | undefined;
+        try {
+          rk = jsTest ? executeOnlyNode() : undefined;
+        } catch (e) {
+          return { statuses: [], messages: new Map(), sandboxError: (e as Error).message, wallMs: 0, stderr: "" };
+        }
+        const extras: TaskExtras = {};
+        if (!o.isolate) extras.bpf = seccompFilter().toString("base64");
+        if (rk) extras.nodeCheck = [o.isolate ? `${RK}/node` : join(rk, "node")];
+        const judge = judgeStart(taskPayload(language, task, limits, nonce, extras));
+        const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
+        const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
+        let work: string | undefined;
+        let argv: string[];
+        if (o.isolate) {
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk), ...judge.argv];
+        } else {
+          work = mkdtempSync(join(tmpdir(), "rewardkit-work-"));
+          if (uid !== undefined) chownSync(work, uid, uid);
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), "/usr/bin/env", "-C", work, ...judge.argv];
+        }
+        // The run's memory group: the first process writes itself into it before it execs anything else.
+        const group = root ? slotGroup(slot, limits.memoryMb) : undefined;
+        if (group) argv = ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"', group.procs, ...argv];
+        const oomBefore = group?.oomKills() ?? 0;
+        let overMemory = false;
+        let unwatch: (() => void) | undefined;
+        try {
           // Start-up (namespaces, interpreter) is not the program's time: allow one extra second on the wall clock.
-          const end = await runProcess(argv, env, limits.runTimeoutMs + 1000, limits.outputLimitBytes);
-          if (uid !== undefined && (end.timedOut || end.exitCode !== 0)) await killUid(uid);
+          const proc = runProcess(argv, sandboxEnv(), limits.runTimeoutMs + 1000, limits.outputLimitBytes, {
+            stdin: judge.stdin,
+            fds: o.isolate ? [seccompFilter()] : [],
+            onSpawn: group
+              ? undefined
+              : (pid) => {
+                  unwatch = watchMemory(pid, limits.memoryMb * MIB, () => {
+                    overMemory = true;
+                    proc.kill();
+                  });
+                },
+          });
+          const end = await proc;
+          if (overMemory || (group && group.oomKills() > oomBefore)) end.oomKilled = true;
+          if (!o.isolate && uid !== undefined) await killUid(uid); // the uid is this engine's alone: only this run's processes
           return parseReport(nonce, end);
         } finally {
-          rmSync(dir.root, { recursive: true, force: true });
+          unwatch?.();
+          if (work) rmSync(work, { recursive: true, force: true });
         }
       });
     },

@@ -13,11 +13,13 @@ export interface ProcessEnd {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   wallMs: number;
+  /** The run's memory cgroup (or the fallback watcher) saw an out-of-memory kill. */
+  oomKilled?: boolean;
 }
 
 /**
- * Turns the harness's report lines (`<nonce> {json}`) into one status per test. Lines without the nonce are
- * ignored, so a program printing to the results channel cannot add tests. Tests without a line get a status
+ * Turns the harness's report lines (`<nonce> {json}`) into one status per test. Only the judge holds the report
+ * channel and the nonce (the program's process has neither); lines without the nonce are ignored all the same. Tests without a line get a status
  * from how the process ended: killed at the deadline or by the CPU limit → `timeout`; out of memory → `memory_limit`;
  * any other early exit → `runtime_error`. No `ready` line at all means the sandbox never got to run the program:
  * `sandboxError`.
@@ -51,11 +53,12 @@ export function parseReport(nonce: string, end: ProcessEnd): RunReport {
   let missing: TestStatus = "runtime_error";
   let endedBy: string | undefined;
   if (got.size < total) {
-    if (end.timedOut) [missing, endedBy] = ["timeout", "run deadline"];
+    if (end.oomKilled) [missing, endedBy] = ["memory_limit", "out of memory (the run's memory limit)"];
+    else if (end.timedOut) [missing, endedBy] = ["timeout", "run deadline"];
     else if (end.signal === "SIGXCPU" || end.exitCode === 128 + 24) [missing, endedBy] = ["timeout", "CPU-time limit"];
     else if (MEMORY_SIGNS.test(stderr)) [missing, endedBy] = ["memory_limit", "out of memory"];
     else if (end.signal === "SIGKILL" || end.exitCode === 128 + 9) [missing, endedBy] = ["memory_limit", "killed (out of memory)"];
-    else endedBy = `the program ended the harness early (exit ${end.exitCode ?? end.signal})`;
+    else endedBy = `the harness ended early (exit ${end.exitCode ?? end.signal})`;
   }
   const statuses: TestStatus[] = [];
   for (let i = 0; i < total; i++) {

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { PYTHON_HARNESS } from "./harness/python.js";
 import { SandboxPool } from "./pool.js";
 import { sandboxFusionBackend } from "./sandboxfusion.js";
 import type { HarnessTask } from "./types.js";
@@ -26,13 +27,13 @@ function fakeServer(requests: Record<string, unknown>[], reply?: (body: Record<s
       if (r instanceof Response) return r;
       return new Response(JSON.stringify(r), { status: 200 });
     }
-    const p = spawnSync("/usr/bin/python3", ["-c", String(body.code)], { encoding: "utf8", env: { PATH: "/usr/bin", PYTHONHASHSEED: "0" } });
+    const p = spawnSync("/usr/bin/python3", ["-c", String(body.code)], { input: String(body.stdin), encoding: "utf8", env: { PATH: "/usr/bin", PYTHONHASHSEED: "0" } });
     return new Response(JSON.stringify({ status: p.status === 0 ? "Success" : "Failed", message: "", run_result: { status: "Finished", return_code: p.status, stdout: p.stdout, stderr: p.stderr, execution_time: 0.01 } }), { status: 200 });
   }) as typeof fetch;
 }
 
 describe("SandboxFusion backend", () => {
-  it("sends the harness with the task embedded as one /run_code request and reads per-test statuses", async () => {
+  it("sends the plain harness as one /run_code request, the task on stdin, and reads per-test statuses", async () => {
     const requests: Record<string, unknown>[] = [];
     const backend = sandboxFusionBackend(new SandboxPool(1), { url: "http://sf.example:8080/", fetch: fakeServer(requests) });
     const r = await backend.run("python", task, DEFAULT_LIMITS);
@@ -40,6 +41,13 @@ describe("SandboxFusion backend", () => {
     expect(r.statuses).toEqual(["pass", "fail"]);
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ language: "python", run_timeout: DEFAULT_LIMITS.runTimeoutMs / 1000, memory_limit_MB: DEFAULT_LIMITS.memoryMb, files: {}, fetch_files: [] });
+    // Nothing of the task is in the code the sandbox runs: the expected outputs and the nonce travel on stdin only.
+    expect(requests[0]!.code).toBe(PYTHON_HARNESS);
+    const stdin = JSON.parse(String(requests[0]!.stdin)) as { nonce: string; cases: unknown[]; dropRoot: boolean; bpf: string };
+    expect(stdin.cases).toEqual(task.cases);
+    expect(String(requests[0]!.code)).not.toContain(stdin.nonce);
+    expect(stdin.dropRoot).toBe(true);
+    expect(Buffer.from(stdin.bpf, "base64").length % 8).toBe(0);
   });
 
   it("retries on 504 only, then reports SandboxError / HTTP failures as sandbox errors", async () => {
@@ -59,7 +67,7 @@ describe("SandboxFusion backend", () => {
     const backend = sandboxFusionBackend(new SandboxPool(1), {
       url: "http://sf.example:8080",
       fetch: fakeServer([], (body) => {
-        const nonce = /"nonce": ?"([0-9a-f]+)"/.exec(Buffer.from(/_EMBEDDED = "([^"]+)"/.exec(String(body.code))![1]!, "base64").toString())![1];
+        const nonce = (JSON.parse(String(body.stdin)) as { nonce: string }).nonce;
         return { status: "Failed", run_result: { status: "TimeLimitExceeded", return_code: null, stdout: `${nonce} {"ready": 2}\n${nonce} {"t": 0, "s": "pass"}\n`, stderr: "" } };
       }),
     });

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { JAVASCRIPT_HARNESS } from "./harness/javascript.js";
 import { PYTHON_HARNESS } from "./harness/python.js";
 import type { SandboxPool } from "./pool.js";
 import { parseReport } from "./report.js";
+import { seccompFilter } from "./seccomp.js";
+import { taskPayload } from "./task.js";
 import type { HarnessTask, Language, RunReport, SandboxBackend, SandboxLimits } from "./types.js";
 
 /** SandboxFusion `CommandRunResult` (the fields read here). */
@@ -33,21 +34,17 @@ export interface SandboxFusionOptions {
 }
 
 /**
- * The harness with the task embedded (SandboxFusion runs one source file with no arguments). The Python harness
- * reads `_EMBEDDED` when it gets no task path; the JavaScript one `EMBEDDED`.
- */
-export function embeddedHarness(language: Language, taskJson: string): string {
-  const b64 = Buffer.from(taskJson, "utf8").toString("base64");
-  if (language === "python") return PYTHON_HARNESS.replace(/^_EMBEDDED = ""$/m, `_EMBEDDED = "${b64}"`);
-  return JAVASCRIPT_HARNESS.replace(/^const EMBEDDED = "";$/m, `const EMBEDDED = "${b64}";`);
-}
-
-/**
- * A client for SandboxFusion's `POST /run_code` (bytedance/SandboxFusion): the whole harness, with the task
- * embedded, is one request per rollout (verl sends one request per test case, which costs a sandbox per test).
- * SandboxFusion has no memory-limit status (its issue #43): an out-of-memory death is recognised from stderr
- * when the interpreter says so, otherwise it reads as `runtime_error`. `memory_limit_MB` is sent only when
- * `memoryMb` is positive (its issue #70: some deployments fail every request that sets it).
+ * A client for SandboxFusion's `POST /run_code` (bytedance/SandboxFusion): one request per rollout runs the
+ * Python harness (`language: python`, for JavaScript programs too: the judge starts `node` itself), and the task
+ * travels in the request's `stdin` field, which SandboxFusion writes to the process's stdin pipe
+ * (`sandbox/runners/base.py`). The code is the plain harness: no test, expected output or nonce is in it, and the
+ * judge reads stdin only after it has forked the worker. In the worker, before the program runs: the seccomp
+ * filter of seccomp.ts (best effort: skipped where SandboxFusion's own sandbox forbids `prctl`), and, as
+ * SandboxFusion runs code as root, a switch to uid 65534, so that the program can neither trace the judge nor read
+ * its `/proc` entries (the judge is also undumpable). verl sends one request per test case, which costs a sandbox
+ * per test. SandboxFusion has no memory-limit status (its issue #43): an out-of-memory death is recognised from
+ * stderr when the interpreter says so, otherwise it reads as `runtime_error`. `memory_limit_MB` is sent only
+ * when `memoryMb` is positive (its issue #70: some deployments fail every request that sets it).
  */
 export function sandboxFusionBackend(pool: SandboxPool, o: SandboxFusionOptions): SandboxBackend {
   const doFetch = o.fetch ?? fetch;
@@ -57,13 +54,18 @@ export function sandboxFusionBackend(pool: SandboxPool, o: SandboxFusionOptions)
     run(language: Language, task: HarnessTask, limits: SandboxLimits): Promise<RunReport> {
       return pool.run(async () => {
         const nonce = randomBytes(12).toString("hex");
-        const taskJson = JSON.stringify({ ...task, nonce, testTimeoutMs: limits.testTimeoutMs, outputLimit: limits.outputLimitBytes });
+        const payload = JSON.parse(taskPayload(language, task, limits, nonce, { bpf: seccompFilter().toString("base64"), dropRoot: true })) as Record<string, unknown>;
+        payload.bpfOptional = true;
+        if (language === "javascript") {
+          const node = payload.node as string[];
+          payload.node = ["/usr/bin/env", "node", ...node.slice(1)];
+        }
         const body: Record<string, unknown> = {
-          code: embeddedHarness(language, taskJson),
-          language: language === "python" ? "python" : "nodejs",
+          code: PYTHON_HARNESS,
+          language: "python",
           compile_timeout: 10,
           run_timeout: limits.runTimeoutMs / 1000,
-          stdin: null,
+          stdin: JSON.stringify(payload),
           files: {},
           fetch_files: [],
         };

@@ -8,30 +8,38 @@ export type Language = "python" | "javascript";
 
 /**
  * What the harness runs: the program plus the tests of one rollout. The shapes mirror the verifier's reference
- * kinds (`docs/code.md`): `assert` (a `check(candidate)` function), `call` (argument lists and expected return
- * values), `stdio` (stdin and expected stdout).
+ * kinds (`docs/code.md`): `assert` (test code, e.g. a `check(candidate)` function), `call` (argument lists and
+ * expected return values), `stdio` (stdin and expected stdout).
  */
 export interface HarnessTask {
   kind: "assert" | "call" | "stdio";
   program: string;
+  /** `call`: the function called; `assert`: the candidate passed to `check` (unless the test code calls `check` itself). */
   entryPoint?: string;
+  /** `assert`: the test code. */
   test?: string;
   cases?: unknown[];
-  /** Absolute float tolerance for `call` (0: exact, NaN equals NaN). */
+  /** Absolute float tolerance for `call` (0: exact, NaN equals NaN) and `stdio` numbers. */
   atol?: number;
+  /** `stdio` only: relative tolerance of numbers. */
+  rtol?: number;
   /** `call` only: `json` (values are JSON, tagged `{"$tuple": […]}`…) or `python` (values are Python literals in strings). */
   encoding?: "json" | "python";
+  /** `call`: `taco` (TACO/APPS: tuples are lists, a one-element expected list also matches its element) or `truthy` (the return value's truth value); `stdio`: `lines` or `tokens`. */
+  compare?: "taco" | "truthy" | "lines" | "tokens";
+  /** Python run before the program and the test code, in both namespaces (e.g. LeetCode's `from typing import *`). */
+  prelude?: string;
 }
 
 /** Resource limits of one sandbox run. Times in milliseconds, sizes in MiB unless named bytes. */
 export interface SandboxLimits {
-  /** Wall-clock limit of one test inside the harness. */
+  /** Limit of one test: CPU time of the program's process (the judge and worker enforce it; wall-clock backstop 10×). */
   testTimeoutMs: number;
   /** Wall-clock limit of the whole run (start-up, program load, every test); the process group is killed at it. CPU seconds are capped at the same value. */
   runTimeoutMs: number;
-  /** Address-space limit (`prlimit --as`). */
+  /** Memory of the whole run: every process plus its tmpfs mounts (memory cgroup, or the sampled fallback); also each process's address space (`prlimit --as`). */
   memoryMb: number;
-  /** Processes the sandbox user may have (`prlimit --nproc`, per pool slot uid). */
+  /** Processes the sandbox user may have (`prlimit --nproc`, per locked slot uid). */
   maxProcesses: number;
   /** Largest file the program may write (`prlimit --fsize`). */
   maxFileMb: number;

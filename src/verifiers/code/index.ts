@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS, TEST_STATUSES } from "../../sandbox/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { extractProgram } from "./extract.js";
 import type { CodeReference } from "./reference.js";
-import { codeReference } from "./reference.js";
+import { codeReference, LEETCODE_PRELUDE, nativeReference } from "./reference.js";
 import { difficultyWeights, scoreTests } from "./score.js";
 
 const ms = (max: number, def: number) => z.number().int().positive().max(max).default(def);
@@ -28,7 +28,7 @@ const options = z
     sandbox: z.enum(["bwrap", "none", "sandboxfusion"]).default("bwrap"),
     /** Base URL of a SandboxFusion server (`sandbox: sandboxfusion`). */
     sandboxFusionUrl: z.url().optional(),
-    /** Time limit of one test, ms. */
+    /** Time limit of one test, ms of CPU time of the program's process (wall-clock backstop: 10×). */
     testTimeoutMs: ms(120_000, DEFAULT_LIMITS.testTimeoutMs),
     /** Time limit of the whole sandbox run of one rollout (every test), ms; CPU seconds are capped alike. */
     runTimeoutMs: ms(600_000, DEFAULT_LIMITS.runTimeoutMs),
@@ -55,9 +55,11 @@ export type CodeOptions = z.infer<typeof options>;
 const KEEP_FAILURES = 3;
 
 function harnessTask(ref: CodeReference, program: string): HarnessTask {
-  if (ref.kind === "assert") return { kind: "assert", program, entryPoint: ref.entryPoint, test: ref.test };
-  if (ref.kind === "call") return { kind: "call", program, entryPoint: ref.entryPoint, cases: ref.cases, atol: ref.atol, encoding: ref.encoding };
-  return { kind: "stdio", program, cases: ref.cases };
+  const prelude = "prelude" in ref && ref.prelude !== undefined ? (ref.prelude === "leetcode" ? LEETCODE_PRELUDE : ref.prelude) : undefined;
+  const withPrelude = <T extends HarnessTask>(t: T): T => (prelude ? { ...t, prelude } : t);
+  if (ref.kind === "assert") return withPrelude({ kind: "assert", program, ...(ref.entryPoint ? { entryPoint: ref.entryPoint } : {}), test: ref.test });
+  if (ref.kind === "call") return withPrelude({ kind: "call", program, entryPoint: ref.entryPoint, cases: ref.cases, atol: ref.atol, encoding: ref.encoding, ...(ref.compare ? { compare: ref.compare } : {}) });
+  return { kind: "stdio", program, cases: ref.cases, compare: ref.compare, atol: ref.atol, rtol: ref.rtol };
 }
 
 function weightsOf(ref: CodeReference, n: number): { weights?: number[]; source: string } {
@@ -102,7 +104,9 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
     };
     return async ({ completion, reference }): Promise<ComponentResult> => {
       if (reference === undefined || reference === null) return unscorable("no_reference");
-      const parsed = codeReference.safeParse(reference);
+      const native = nativeReference(reference);
+      if (native.error !== undefined) return unscorable("invalid_reference", { error: native.error });
+      const parsed = codeReference.safeParse(native.value);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
         return unscorable("invalid_reference", { error: `${i.path.join(".") || "reference"}: ${i.message}` });
@@ -111,6 +115,9 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
       const language: Language = ref.language ?? o.language;
       if (ref.kind === "call" && ref.encoding === "python" && language !== "python") {
         return unscorable("invalid_reference", { error: "encoding: python needs language: python" });
+      }
+      if (ref.kind !== "stdio" && ref.prelude !== undefined && language !== "python") {
+        return unscorable("invalid_reference", { error: "prelude needs language: python" });
       }
       const program = extractProgram(completion, language, o.extract);
       if (program === undefined) return unscorable("no_answer", { expected: `a fenced ${language} code block` });

@@ -1,0 +1,170 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * A memory cgroup per pool slot, so that everything one sandbox run holds — all its processes, and the pages of
+ * its tmpfs mounts (`/tmp`, `/sandbox`, `/dev/shm`), which the kernel charges to the cgroup of the process that
+ * wrote them — stays within `memoryMb`. The kernel's OOM killer acts inside the group when it is full.
+ *
+ * cgroup v2 (`/sys/fs/cgroup` unified, or the hybrid `unified` mount): used when the engine's own cgroup can
+ * delegate the `memory` controller to a child (its `cgroup.subtree_control` accepts `+memory`; in v2 this needs
+ * a cgroup without processes of its own, so the engine moves itself into a leaf `rewardkit-engine-<pid>` when it
+ * is the only process there, as under `systemd-run --scope -p Delegate=yes`). cgroup v1: the `memory` hierarchy,
+ * under the engine's own memory cgroup. Either way the engine must be root (or own the delegated subtree).
+ * Without one, `available()` is false and the caller falls back (see local.ts).
+ */
+export interface RunGroup {
+  /** The `cgroup.procs` file a process writes itself into (before it execs the sandbox). */
+  procs: string;
+  /** OOM kills in this group so far (compare before and after a run). */
+  oomKills(): number;
+}
+
+interface Layout {
+  version: 1 | 2;
+  /** This engine's directory, parent of the slot groups. */
+  base: string;
+}
+
+let layout: Layout | null | undefined;
+const slots = new Map<string, RunGroup>();
+
+function ownPath(controller: string | null): string | undefined {
+  for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
+    const [, ctrls, path] = line.split(":", 3) as [string, string | undefined, string | undefined];
+    if (path === undefined || ctrls === undefined) continue;
+    if (controller === null ? ctrls === "" && line.startsWith("0::") : ctrls.split(",").includes(controller)) return path;
+  }
+  return undefined;
+}
+
+function mountOf(fstype: string, option?: string): string | undefined {
+  for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+    const sep = line.indexOf(" - ");
+    if (sep < 0) continue;
+    const [type, , superOpts] = line.slice(sep + 3).split(" ");
+    if (type !== fstype) continue;
+    if (option !== undefined && !(superOpts ?? "").split(",").includes(option)) continue;
+    return line.slice(0, sep).split(" ")[4];
+  }
+  return undefined;
+}
+
+function tryV2(): Layout | undefined {
+  const mount = mountOf("cgroup2");
+  const own = ownPath(null);
+  if (!mount || own === undefined) return undefined;
+  const dir = join(mount, own);
+  const controllers = readFileSync(join(dir, "cgroup.controllers"), "utf8").split(/\s+/);
+  if (!controllers.includes("memory")) return undefined;
+  const enable = (): boolean => {
+    try {
+      writeFileSync(join(dir, "cgroup.subtree_control"), "+memory");
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!enable()) {
+    // "No internal processes": move this engine into a leaf of its own cgroup, if it is alone there.
+    const procs = readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
+    if (procs.length !== 1 || Number(procs[0]) !== process.pid) return undefined;
+    const leaf = join(dir, `rewardkit-engine-${process.pid}`);
+    mkdirSync(leaf, { recursive: true });
+    writeFileSync(join(leaf, "cgroup.procs"), String(process.pid));
+    if (!enable()) return undefined;
+  }
+  const base = join(dir, `rewardkit-${process.pid}`);
+  mkdirSync(base, { recursive: true });
+  writeFileSync(join(base, "cgroup.subtree_control"), "+memory");
+  return { version: 2, base };
+}
+
+function tryV1(): Layout | undefined {
+  const mount = mountOf("cgroup", "memory");
+  const own = ownPath("memory");
+  if (!mount || own === undefined) return undefined;
+  const base = join(mount, own, `rewardkit-${process.pid}`);
+  mkdirSync(base, { recursive: true });
+  return { version: 1, base };
+}
+
+function detect(): Layout | null {
+  if (process.env.REWARDKIT_CGROUP === "off" || typeof process.getuid !== "function" || process.getuid() !== 0) return null;
+  for (const attempt of [tryV2, tryV1]) {
+    try {
+      const l = attempt();
+      if (l) {
+        process.once("exit", removeAll);
+        return l;
+      }
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+/** Whether runs get a memory cgroup here (detected once per engine). */
+export function cgroupVersion(): 1 | 2 | undefined {
+  layout ??= detect();
+  return layout?.version;
+}
+
+/**
+ * The memory group of pool slot `slot`, limited to `memoryMb` MiB (memory and swap). Created on first use and
+ * reused by the slot's later runs (one run at a time per slot). Undefined where cgroups are unavailable.
+ */
+export function slotGroup(slot: number, memoryMb: number): RunGroup | undefined {
+  layout ??= detect();
+  if (!layout) return undefined;
+  const key = `${slot}:${memoryMb}`;
+  const known = slots.get(key);
+  if (known) return known;
+  const dir = join(layout.base, `slot-${slot}-${memoryMb}m`);
+  const bytes = String(memoryMb * 1024 * 1024);
+  try {
+    mkdirSync(dir, { recursive: true });
+    if (layout.version === 2) {
+      writeFileSync(join(dir, "memory.max"), bytes);
+      if (existsSync(join(dir, "memory.swap.max"))) writeFileSync(join(dir, "memory.swap.max"), "0");
+    } else {
+      writeFileSync(join(dir, "memory.limit_in_bytes"), bytes);
+      if (existsSync(join(dir, "memory.memsw.limit_in_bytes"))) writeFileSync(join(dir, "memory.memsw.limit_in_bytes"), bytes);
+    }
+  } catch {
+    return undefined;
+  }
+  const events = layout.version === 2 ? join(dir, "memory.events") : join(dir, "memory.oom_control");
+  const group: RunGroup = {
+    procs: join(dir, "cgroup.procs"),
+    oomKills() {
+      try {
+        return Number(/^oom_kill (\d+)/m.exec(readFileSync(events, "utf8"))?.[1] ?? 0);
+      } catch {
+        return 0;
+      }
+    },
+  };
+  slots.set(key, group);
+  return group;
+}
+
+/** Removes this engine's (empty) groups; runs at exit. */
+export function removeAll(): void {
+  if (!layout) return;
+  for (const key of slots.keys()) {
+    const [slot, mb] = key.split(":");
+    try {
+      rmdirSync(join(layout.base, `slot-${slot}-${mb}m`));
+    } catch {
+      // still in use or already gone
+    }
+  }
+  slots.clear();
+  try {
+    rmdirSync(layout.base);
+  } catch {
+    // not empty
+  }
+}
