@@ -10,10 +10,9 @@
 export type DollarMode = "auto" | "math" | "money";
 
 /**
- * In one pass: a template token `<|im_start|>`; `<answer>` (with the blanks after it) and `</answer>` (with the
- * blanks before it); a tag `<think>`, `</think>`, `<eoa>`, `</s>` — not `<<9*2=18>>` (GSM8K calculator notes).
+ * In one pass: a template token `<|im_start|>`; `<answer>` (with the blanks after it) and `</answer>`; a tag `<think>`, `</think>`, `<eoa>`, `</s>` — not `<<9*2=18>>` (GSM8K calculator notes).
  */
-const MARKUP_RE = /<\|[^|<>\n]{1,40}\|>|<answer>[ \t]{0,8}\n?|\n?[ \t]{0,8}<\/answer>|<\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>/gi;
+const MARKUP_RE = /<(?:\|[^|<>\n]{1,40}\|>|answer>[ \t]{0,8}\n?|\/?(?:[A-Za-z][A-Za-z0-9_-]{1,30}|s)>)/gi;
 
 /**
  * Prepares a completion for extraction (linear in its length).
@@ -25,7 +24,7 @@ const MARKUP_RE = /<\|[^|<>\n]{1,40}\|>|<answer>[ \t]{0,8}\n?|\n?[ \t]{0,8}<\/an
  */
 export function prepareText(text: string, dollars: DollarMode = "auto"): string {
   let t = text;
-  if (t.includes("<")) t = t.replace(MARKUP_RE, (m: string) => (/^<answer>/i.test(m) ? "\nAnswer: " : "\n"));
+  if (t.includes("<")) t = t.replace(MARKUP_RE, (m: string) => (m.length > 7 && /^<answer>/i.test(m) ? "\nAnswer: " : "\n"));
   if (dollars === "math" || !t.includes("$")) return t;
   return maskCurrency(t, dollars === "money");
 }
