@@ -56,17 +56,25 @@ function agreement(o: IfevalOptions, only?: (x: Input) => boolean) {
 }
 
 describe("ifeval against Google's verdicts on IFEval's 540 GPT-4 responses (test/fixtures/ifeval)", () => {
-  it("strict: 830/832 instruction verdicts; the two differences are the letter-frequency instructions on '#' and '!'", () => {
+  it("strict, letters: any: 830/832 instruction verdicts; the two differences are the letter-frequency instructions on '#' and '!'", () => {
     const a = agreement({ mode: "strict", score: "all", letters: "any" });
     expect(a.differ).toEqual(["1122 keywords:letter_frequency", "1129 keywords:letter_frequency"]);
     expect([a.dev.agree, a.dev.instructions, a.heldOut.agree, a.heldOut.instructions]).toEqual([380, 381, 450, 451]);
     expect(a.dev.followed + a.heldOut.followed).toBe(417); // Google: 415 (those two prompts fail there)
   });
 
-  it("loose: 832/832 instruction verdicts and Google's 431 prompts", () => {
+  it("loose, letters: any: 832/832 instruction verdicts and Google's 431 prompts", () => {
     const a = agreement({ mode: "loose", score: "all", letters: "any" });
     expect(a.differ).toEqual([]);
     expect(a.dev.followed + a.heldOut.followed).toBe(431);
+  });
+
+  it("letters: auto (the default) reproduces both published columns exactly: strict 415, loose 431, 832/832 each", () => {
+    const s = agreement({ mode: "strict", score: "all", letters: "auto" });
+    const l = agreement({ mode: "loose", score: "all", letters: "auto" });
+    expect([s.differ, l.differ]).toEqual([[], []]);
+    expect([s.dev.followed + s.heldOut.followed, l.dev.followed + l.heldOut.followed]).toEqual([415, 431]);
+    expect([s.dev.agree + s.heldOut.agree, l.dev.agree + l.heldOut.agree]).toEqual([832, 832]);
   });
 
   it("letters: ascii leaves the '#' and '!' instructions undecided: strict then gives Google's 415, loose 429", () => {
@@ -209,7 +217,10 @@ describe("ifeval verifier", () => {
     expect((await run(ref("length_constraints:number_paragraphs", { num_paragraphs: 2 }), "a\n***\n***\nb")).score).toBe(0); // an empty middle paragraph
     expect((await run(ref("length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 2, first_word: "hello" }), 'intro\n\n"Hello," she said.')).score).toBe(1);
     expect((await run(ref("change_case:capital_word_frequency", { capital_frequency: 3, capital_relation: "at least" }), "I DON'T know.")).score).toBe(1); // I, DO, N'T
-    expect((await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!")).score).toBe(1);
+    expect((await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!", { letters: "any" })).score).toBe(1);
+    // letters: auto (default) is ascii in strict mode and any in loose mode
+    expect((await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!", { mode: "loose" })).score).toBe(1);
+    expect(await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!")).toMatchObject({ score: null, reason: "unsupported_instruction" });
     expect(await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!", { letters: "ascii" })).toMatchObject({
       score: null,
       reason: "unsupported_instruction",

@@ -17,12 +17,15 @@ const options = z.strictObject({
   /** `all` (default): 1 when every instruction is followed, else 0 (IFEval's prompt level). `share`: the fraction followed (instruction level). */
   score: z.enum(["all", "share"]).default("all"),
   /**
-   * `keywords:letter_frequency` with a `letter` outside a–z (IFEval has `#` and `!`). `any` (default): count that
-   * character, as Google's current checker does. `ascii`: as the 2023–2025 checker that produced IFEval's published
-   * verdicts, which does not count such a letter but a random one; rewardkit cannot decide that instruction, so it
-   * is `null` in `details` and the component is unscorable unless another instruction failed.
+   * `keywords:letter_frequency` with a `letter` outside a–z (IFEval has `#` and `!`). `any`: count that character,
+   * as Google's current checker does. `ascii`: as the 2023–2025 checker that produced IFEval's published verdicts,
+   * which does not count such a letter but a random one; rewardkit cannot decide that instruction, so it is `null`
+   * in `details` and the component is unscorable unless another instruction failed. `auto` (default): `ascii` in
+   * `strict` mode (the published checker's letter: IFEval's strict verdicts reproduced exactly) and `any` in `loose`
+   * mode (the instruction's intent: the loose verdicts reproduced exactly). No single deterministic rule gives both
+   * published columns (docs/length-ifeval.md).
    */
-  letters: z.enum(["any", "ascii"]).default("any"),
+  letters: z.enum(["auto", "any", "ascii"]).default("auto"),
 });
 export type IfevalOptions = z.infer<typeof options>;
 
@@ -69,10 +72,11 @@ export function parseIfevalReference(reference: unknown): Parsed {
  */
 export function checkInstructions(response: string, ids: readonly string[], kwargs: readonly Record<string, unknown>[], o: IfevalOptions, detect: DetectLanguage = langdetect): InstructionVerdict[] {
   const variants = o.mode === "loose" ? looseVariants(response) : [response];
+  const asciiLetters = o.letters === "ascii" || (o.letters === "auto" && o.mode === "strict");
   return ids.map((id, i) => {
     const def = INSTRUCTIONS.get(id)!;
     const k = kwargs[i]!;
-    if (id === "keywords:letter_frequency" && o.letters === "ascii" && !/^[a-z]$/.test(String(k.letter).toLowerCase())) return { id, followed: null };
+    if (id === "keywords:letter_frequency" && asciiLetters && !/^[a-z]$/.test(String(k.letter).toLowerCase())) return { id, followed: null };
     const at = variants.findIndex((v) => strip(v) !== "" && def.check(v, k as never, detect));
     return at < 0 ? { id, followed: false } : o.mode === "loose" ? { id, followed: true, variant: at } : { id, followed: true };
   });
