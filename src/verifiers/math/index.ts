@@ -7,6 +7,7 @@
  * percentages 10% → 0.1; sets, intervals, matrices, complex numbers) and deliberately differ where it
  * has false positives: exact comparisons (no 6-decimal rounding), `\pm a` ≠ `a`, times, lists.
  */
+import { hedgeAfter } from "./hedge.js";
 import { ok, unscorable, type ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { BoundedCache } from "./cache.js";
@@ -342,6 +343,8 @@ function verifyOne(completion: string, reference: string | number | bigint, o: M
   }
   if (pred.s === "") return unscorable("no_answer", { extracted: ex.answer });
   if (refused(pred, o)) return unscorable("parse_error", { extracted: shown });
+  const hedge = hedgeAfter(text, ex.answer);
+  if (hedge !== undefined) return ok(0, "multiple_answers", { extracted: shown, hedge });
   if (ex.boxed && ex.boxed.length > 1 && (o.multipleBoxed === "all" || o.multipleBoxed === "reject")) {
     const boxes = distinctBoxes(ex.boxed, o);
     if (boxes === "parse_error") return unscorable("parse_error", { extracted: shown });
