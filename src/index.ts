@@ -41,3 +41,14 @@ export { AdvantageBatch, rolloutLength } from "./engine/advantage-batch.js";
 export { advantageDiagnostics } from "./diagnostics/advantages.js";
 export type { AdvantageDiagnostics } from "./diagnostics/advantages.js";
 export * as processRewards from "./process/index.js";
+// reward-hacking probes, diagnostics, reward-model evaluation and HTML reports (docs/probe.md)
+export { runProbes } from "./probe/run.js";
+export type { ProbeReport, ProbeResult, ProbeOptions } from "./probe/run.js";
+export { PROBES } from "./probe/registry.js";
+export type { ProbeDefinition } from "./probe/types.js";
+export type { HackingDiagnostics } from "./diagnostics/hacking.js";
+export { evaluateRm } from "./rm-eval/evaluate.js";
+export type { RmEvaluation } from "./rm-eval/evaluate.js";
+export { readScored, runReportHtml } from "./report/run.js";
+export { probeReportHtml } from "./report/probe.js";
+export { rmReportHtml } from "./report/rm.js";

@@ -5,6 +5,8 @@ import { registerAdvantages } from "./commands/advantages.js";
 import { registerAudit } from "./commands/audit.js";
 import { registerCheck } from "./commands/check.js";
 import { registerEvaluate } from "./commands/evaluate.js";
+import { registerProbe } from "./commands/probe.js";
+import { registerReport } from "./commands/report.js";
 import { registerScore } from "./commands/score.js";
 import { registerServe } from "./commands/serve.js";
 
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
   registerAudit(program);
   registerServe(program);
   registerEvaluate(program);
+  registerProbe(program);
+  registerReport(program);
   return program;
 }
 
@@ -38,7 +42,9 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1; // commander already printed the message
     if (e instanceof UserError) {
       process.stderr.write(`rewardkit: ${e.message}\n`);
-      return 1;
+      // a UserError may carry its own code (probe --fail-on: 3)
+      const code = (e as { exitCode?: unknown }).exitCode;
+      return typeof code === "number" ? code : 1;
     }
     const err = e as NodeJS.ErrnoException;
     // the reader of our stdout went away (`rewardkit score … | head`): nothing is wrong and nobody is listening

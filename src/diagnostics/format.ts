@@ -30,6 +30,12 @@ export function formatSummary(s: Summary): string {
     `groups: ${s.groups.count}  singletons ${s.groups.singletons}  zero-variance ${pct(s.groups.zeroVarianceFraction)}  advantage: ${s.advantage.estimator} (null ${s.advantage.nullCount})`,
   );
   if (s.advantage.diagnostics) lines.push(`advantages: ${formatAdvantageDiagnostics(s.advantage.diagnostics)}`);
+  if (s.hacking) {
+    const h = s.hacking;
+    const r = (x: number | null | undefined) => (x === null || x === undefined ? "-" : x.toFixed(3));
+    const comps = Object.keys(h.dominance);
+    lines.push(`hacking: r(length, reward) ${r(h.lengthCorrelation.reward)}  dominance ${comps.map((c) => `${c} ${r(h.dominance[c])}`).join(", ")}${h.bySteps ? `  (per step in the summary: ${h.bySteps.length} steps)` : ""}`);
+  }
   if (s.concentration) lines.push(...formatConcentration(s.concentration));
   for (const [name, j] of Object.entries(s.judges ?? {})) {
     lines.push(`judge ${name}: ${j.calls} calls  ${j.retries} retries  ${j.failures} failed  ${j.timeouts} timeouts  ${j.cacheHits} cache hits  tokens ${j.promptTokens} in / ${j.completionTokens} out  cost ${j.cost}`);

@@ -7,6 +7,8 @@ import type { AdvantageDiagnostics } from "./advantages.js";
 import { ConcentrationCollector } from "./concentration.js";
 import type { ComponentConcentration } from "./concentration.js";
 import type { CallUsage } from "../client/types.js";
+import { HackingCollector } from "./hacking.js";
+import type { HackingDiagnostics } from "./hacking.js";
 
 /** Per-component statistics in a summary. */
 export interface ComponentSummary {
@@ -53,6 +55,8 @@ export interface Summary {
   concentration?: Record<string, ComponentConcentration>;
   /** Model-call accounting per judge / reward-model component (calls, retries, cache hits, tokens, cost); absent without one. */
   judges?: Record<string, CallUsage>;
+  /** Reward-hacking diagnostics: reward–length correlation, component dominance, and both per step (docs/probe.md). */
+  hacking?: HackingDiagnostics;
   elapsedSeconds: number;
   rolloutsPerSecond: number;
 }
@@ -65,19 +69,23 @@ export class SummaryBuilder {
   private readonly comp: Array<{ stats: RunningStats; pass: number; unscorable: number; reasons: Map<string, number> }>;
   private readonly concentration: ConcentrationCollector;
   private readonly passed: boolean[] = [];
+  private readonly hacking: HackingCollector;
 
   constructor(private readonly spec: CompiledSpec) {
     this.comp = spec.components.map(() => ({ stats: new RunningStats(), pass: 0, unscorable: 0, reasons: new Map() }));
     this.concentration = new ConcentrationCollector(spec);
+    this.hacking = new HackingCollector(spec.components.map((c) => c.name));
   }
 
   /**
    * Adds one scored rollout.
    * @param thresholds each component's passThreshold at the rollout's step when some are scheduled (else the
    *   spec's fixed values): a pass is judged by the threshold in force for that rollout.
+   * @param meta the rollout's length (tokens: `diagnosticLength` in hacking.ts) and step, for the hacking diagnostics.
    */
-  add(results: readonly ComponentResult[], reward: number | null, thresholds?: readonly number[]): void {
+  add(results: readonly ComponentResult[], reward: number | null, thresholds?: readonly number[], meta?: { length: number; step: number }): void {
     this.count++;
+    if (meta) this.hacking.add(results, reward, meta.length, meta.step);
     if (reward === null) this.nullRewards++;
     else this.reward.push(reward);
     const counting = this.spec.components.some((c) => c.weight !== 0);
@@ -165,6 +173,8 @@ export class SummaryBuilder {
     const concentration = this.concentration.finish(args.groupIds);
     if (concentration) summary.concentration = concentration;
     if (args.judges && Object.keys(args.judges).length > 0) summary.judges = args.judges;
+    const hacking = this.hacking.finish();
+    if (hacking.n > 0) summary.hacking = hacking;
     return summary;
   }
 }

@@ -7,6 +7,8 @@ import type { ComponentResult, Rollout } from "../core/types.js";
 import type { CallUsage } from "../client/types.js";
 import { AgreementBuilder } from "../diagnostics/agreement.js";
 import { SummaryBuilder } from "../diagnostics/summary.js";
+import { diagnosticLength } from "../diagnostics/hacking.js";
+import { completionText } from "../core/completion.js";
 import type { Summary } from "../diagnostics/summary.js";
 import { getPath } from "../io/fields.js";
 import { readLines } from "../io/jsonl.js";
@@ -63,6 +65,11 @@ export interface ScoreFileOptions {
   scheduleState?: ScheduleState;
   /** Receives the performance-schedule state after the last rollout is scored (to save it). */
   onScheduleState?: (state: ScheduleState) => void;
+}
+
+/** A rollout's length and step for the summary's hacking diagnostics. */
+function metaOf(rollout: Rollout): { length: number; step: number } {
+  return { length: diagnosticLength(rollout.completion_tokens, completionText(rollout.completion).length), step: rollout.step ?? 0 };
 }
 
 /** Serializes component results for output (drops undefined fields). */
@@ -132,7 +139,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
 
   const staged = stagedComponents(spec);
   // group stages: per rollout, what the stages and the reward need (scores, members), kept until the file ends
-  const held: Array<StagedRollout & { label?: { value: unknown; id: string; reference: unknown } }> = [];
+  const held: Array<StagedRollout & { label?: { value: unknown; id: string; reference: unknown }; meta?: { length: number; step: number } }> = [];
   const spill = new Spill();
   let judges: Record<string, CallUsage> = {};
   try {
@@ -156,10 +163,11 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
               members: members ?? [],
               reward,
               ...(values ? { values } : {}),
+              meta: metaOf(rollout),
             };
             if (agreement) h.label = { value: getPath(record, o.labelField!), id: rollout.id, reference: rollout.reference };
             held.push(h);
-          } else summary.add(results, reward, thresholds);
+          } else summary.add(results, reward, thresholds, metaOf(rollout));
           if (agreement && staged.length === 0) {
             const r = results[labelIdx]!;
             agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx, thresholds), {
@@ -205,7 +213,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           for (const i of staged) out.components[spec.components[i]!.name] = h.results[i]!;
           out.reward = h.reward;
           const results = spec.components.map((c) => out.components[c.name]!);
-          summary.add(results, h.reward, h.values?.thresholds);
+          summary.add(results, h.reward, h.values?.thresholds, h.meta);
           if (agreement && h.label) {
             const r = results[labelIdx]!;
             agreement.add(h.label.value, passes(spec, results, labelIdx, h.values?.thresholds), {

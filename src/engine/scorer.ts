@@ -112,7 +112,9 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   function keyOf(i: number, base: string, rollout: Rollout, variant: string): string {
     const reads = spec.components[i]!.definition.reads;
     if (!reads || reads.length === 0) return `${i}${variant}:${base}`;
-    return `${i}${variant}:${base}:${JSON.stringify(reads.map((f) => rollout[f] ?? null))}`;
+    const extra = JSON.stringify(reads.map((f) => rollout[f] ?? null));
+    // long fields (a prompt) enter the key as a digest: the cache holds keys, not prompts
+    return `${i}${variant}:${base}:${extra.length > 64 ? createHash("sha1").update(extra).digest("base64") : extra}`;
   }
 
   /** The instance of component i for options at a step; a failure to build it is a `worker_error` verdict. */

@@ -12,6 +12,8 @@ import { UserError } from "../../core/errors.js";
 import { whileInterruptible } from "../interrupt.js";
 import { collect, intOption } from "../options.js";
 import { readStateFile, writeStateFile } from "../state.js";
+import { readScored, runReportHtml } from "../../report/run.js";
+import { writeCreating } from "./probe.js";
 
 interface ScoreOpts {
   spec: string;
@@ -25,6 +27,7 @@ interface ScoreOpts {
   quiet?: boolean;
   state?: string;
   maxLineMb?: number;
+  report?: string;
 }
 
 /** `rewardkit score <file|-> --spec <spec>`: the main job. */
@@ -43,8 +46,10 @@ export function registerScore(program: Command): void {
     .option("--concurrency <n>", "worker threads for slow verifiers (default: CPU count)", intOption)
     .option("--state <file>", "performance-schedule state: resumed from the file when it exists, saved to it at the end")
     .option("--max-line-mb <n>", "longest input line, MiB; longer lines are reported and skipped", intOption, 256)
+    .option("--report <file>", "also write a self-contained HTML report of the run (needs -o <file>)")
     .option("-q, --quiet", "no progress bar, no summary table")
     .action(async (input: string, o: ScoreOpts) => {
+      if (o.report && (o.output === undefined || o.output === "-")) throw new UserError("--report needs -o <file>: the report reads the scored rollouts back");
       const spec = loadSpec(o.spec);
       let problems = 0;
       const scheduleState = o.state !== undefined ? readStateFile(o.state) : undefined;
@@ -100,5 +105,6 @@ export function registerScore(program: Command): void {
         (toStdout ? process.stdout : process.stderr).write(formatSummary(summary) + "\n");
       }
       for (const w of summary.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
+      if (o.report) writeCreating(o.report, runReportHtml(await readScored(o.output!), summary));
     });
 }

@@ -7,6 +7,7 @@
  * percentages 10% → 0.1; sets, intervals, matrices, complex numbers) and deliberately differ where it
  * has false positives: exact comparisons (no 6-decimal rounding), `\pm a` ≠ `a`, times, lists.
  */
+import { copiedFromPrompt, echoesPrompt, hedgeAfter, promptText } from "./hedge.js";
 import { ok, unscorable, type ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { BoundedCache } from "./cache.js";
@@ -267,12 +268,16 @@ function severalBoxes(gold: Normalized, boxes: Normalized[], o: MathOptions, ext
  *   `details.extracted` holds the raw extracted answer (`null` if none) and `details.method` the
  *   deciding method (`fast` | `cas` | `sampling` | `string`). Synchronous, except the first time the
  *   CAS is needed in a process: then a Promise (the engine is imported once, ~0.25 s).
+ * @param prompt the rollout's prompt as text, when known: an answer found only by a fallback strategy (`whole`,
+ *   `last-math`, `last-number`) that is copied from the prompt and is not the gold itself scores 0
+ *   (`wrong_answer`, `details.copiedFromPrompt`): restating the question is not an answer (probe `prompt-echo`).
  * @example verifyMath("so the answer is \\boxed{\\frac{1}{2}}", "0.5") // { score: 1, status: "ok", ... }
  */
 export function verifyMath(
   completion: string,
   reference: unknown,
   options?: Partial<MathOptions>,
+  prompt?: string,
 ): ComponentResult | Promise<ComponentResult> {
   const o = resolveOptions(options);
   if (reference === undefined || reference === null) return unscorable("no_reference", { extracted: null });
@@ -281,12 +286,12 @@ export function verifyMath(
     if (refs.length === 0 || !refs.every(isScalarReference)) return invalidReference();
     const alternatives = refs as (string | number | bigint)[];
     return then(
-      sequence(alternatives.map((r) => () => verifyOne(completion, r, o))),
+      sequence(alternatives.map((r) => () => verifyOne(completion, r, o, prompt))),
       (rs) => (rs.length === 1 ? (rs[0] as ComponentResult) : bestOf(rs)),
     );
   }
   if (!isScalarReference(reference)) return invalidReference();
-  return verifyOne(completion, reference, o);
+  return verifyOne(completion, reference, o, prompt);
 }
 
 const REFERENCE_SHAPE = "a string, a finite number, or a non-empty array of them (any one may match)";
@@ -319,7 +324,7 @@ function bestOf(rs: ComponentResult[]): ComponentResult {
   return best;
 }
 
-function verifyOne(completion: string, reference: string | number | bigint, o: MathOptions): ComponentResult | Promise<ComponentResult> {
+function verifyOne(completion: string, reference: string | number | bigint, o: MathOptions, prompt?: string): ComponentResult | Promise<ComponentResult> {
   const g = goldText(reference);
   if (g === null) return unscorable("no_reference", { extracted: null });
   if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });
@@ -342,6 +347,9 @@ function verifyOne(completion: string, reference: string | number | bigint, o: M
   }
   if (pred.s === "") return unscorable("no_answer", { extracted: ex.answer });
   if (refused(pred, o)) return unscorable("parse_error", { extracted: shown });
+  if (prompt !== undefined && copiedFromPrompt(ex, prompt) && (pred.s !== gold.s || echoesPrompt(text, prompt))) return ok(0, "wrong_answer", { extracted: shown, copiedFromPrompt: true });
+  const hedge = hedgeAfter(text, ex.answer);
+  if (hedge !== undefined) return ok(0, "multiple_answers", { extracted: shown, hedge });
   if (ex.boxed && ex.boxed.length > 1 && (o.multipleBoxed === "all" || o.multipleBoxed === "reject")) {
     const boxes = distinctBoxes(ex.boxed, o);
     if (boxes === "parse_error") return unscorable("parse_error", { extracted: shown });
@@ -365,8 +373,9 @@ export const mathVerifier: VerifierDefinition<MathOptions> = {
   options: MathOptionsSchema,
   isolation: "worker",
   defaultTimeoutMs: 5000,
+  reads: ["prompt"], // a fallback answer copied from the prompt scores 0 (see verifyMath)
   create(options: MathOptions) {
     const o = MathOptionsSchema.parse(options);
-    return (input) => verifyMath(input.completion, input.reference, o);
+    return (input) => verifyMath(input.completion, input.reference, o, promptText(input.rollout.prompt));
   },
 };

@@ -21,6 +21,21 @@ describe("extractChoice", () => {
     ["The answer is a tricky one", []], // the article "a" is not option A
     ["I don't know", []],
     ["The answer is K", []],
+    // hedges: every option offered after the answer is an answer given
+    ["The answer is B, or maybe C.", ["B", "C"]],
+    ["B, or maybe C", ["B", "C"]],
+    ["Answer: (B), or maybe (C)", ["B", "C"]],
+    ["\\boxed{B}, or maybe C", ["B", "C"]],
+    ["(B), or maybe (C)", ["B", "C"]],
+    ["I think the answer is B, or maybe C.", ["B", "C"]],
+    ["The answer is B, or C", ["B", "C"]],
+    ["The answer is B. Perhaps **D** fits too.", ["B", "D"]],
+    ["The answer is B; alternatively it could be (E).", ["B", "E"]],
+    // not hedges: a reasoning "maybe" before the answer, the pronoun I, a restated answer
+    ["Maybe (A)? No. The answer is B.", ["B"]],
+    ["The answer is B, or maybe I am wrong", ["B"]],
+    ["The answer is B, or maybe B again", ["B"]],
+    ["maybe", []],
   ])("%j → %j", (text, want) => {
     expect(extractChoice(text, "ABCDEFGHIJ")).toEqual(want);
   });
@@ -40,4 +55,11 @@ describe("choice", () => {
     expect((await run(choiceVerifier, {}, "B")).reason).toBe("no_reference");
     expect((await run(choiceVerifier, { letters: "ABCD" }, "B", "F")).reason).toBe("invalid_reference");
   });
+  // adversarial suite: a hedge names two options and earns 0 against either (found by `rewardkit probe`, hedge)
+  it.each(["B, or maybe C", "The answer is B, or maybe C.", "Answer: (B), or maybe (C)", "\\boxed{B}, or maybe C", "I think the answer is B, or maybe C.", "The answer is C, or perhaps B"])(
+    "the hedge %j scores 0 against B and against C",
+    async (text) => {
+      for (const ref of ["B", "C"]) expect(await run(choiceVerifier, {}, text, ref)).toMatchObject({ score: 0, status: "ok", reason: "multiple_answers" });
+    },
+  );
 });
