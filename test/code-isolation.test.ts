@@ -15,6 +15,7 @@ import { readJsonl, ROOT, tmp } from "./helpers.js";
 
 const unavailable = await probeBwrap();
 if (unavailable) console.log(`code isolation tests skipped: ${unavailable}`);
+const version = await cgroupVersion();
 const root = typeof process.getuid === "function" && process.getuid() === 0;
 const canUnsharePid = root && spawnSync("/usr/bin/unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
 
@@ -53,7 +54,7 @@ except OSError:
 print("wrote", n)`;
 
 describe.skipIf(unavailable !== undefined)("code sandbox isolation", () => {
-  it(`memoryMb 256 bounds the whole run (cgroup v${cgroupVersion() ?? "-"} or the sampled fallback): 4 × 100 MB children and 400 MB in /dev/shm fail, 4 × 10 MB and 8 MB pass`, async () => {
+  it(`memoryMb 256 bounds the whole run (cgroup v${version ?? "-"} or the sampled fallback): 4 × 100 MB children and 400 MB in /dev/shm fail, 4 × 10 MB and 8 MB pass`, async () => {
     const [big, small, shmBig, shmSmall] = await Promise.all([stdio(children(100), "held 400"), stdio(children(10), "held 40"), stdio(shm(400), "wrote 400"), stdio(shm(8), "wrote 8")]);
     expect(small.score).toBe(1);
     expect(shmSmall.score).toBe(1);
