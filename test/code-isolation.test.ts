@@ -11,6 +11,7 @@ import type { ComponentResult, Rollout } from "../src/core/types.js";
 import { cgroupVersion } from "../src/sandbox/cgroup.js";
 import { probeBwrap } from "../src/sandbox/local.js";
 import { codeVerifier } from "../src/verifiers/code/index.js";
+import { holdingChildren as children } from "./code-memory-programs.js";
 import { readJsonl, ROOT, tmp } from "./helpers.js";
 
 const unavailable = await probeBwrap();
@@ -24,24 +25,6 @@ const verify256 = codeVerifier.create(codeVerifier.options.parse({ memoryMb: 256
 const stdio = async (code: string, want: string): Promise<ComponentResult> =>
   verify256({ completion: "```python\n" + code + "\n```", reference: { kind: "stdio", cases: [{ stdin: "", stdout: want }] }, rollout: { id: "x", group: "g", completion: "" } as Rollout });
 
-const children = (mb: number): string => `import os, time
-N, MB = 4, ${mb}
-r, w = os.pipe()
-for i in range(N):
-    if os.fork() == 0:
-        try:
-            b = bytearray(MB << 20)
-            for j in range(0, len(b), 4096): b[j] = 1
-            os.write(w, b"1"); time.sleep(2)
-        finally:
-            os._exit(0)
-os.close(w)
-got = 0
-while got < N:
-    c = os.read(r, 16)
-    if not c: break
-    got += len(c)
-print("held", got * MB)`;
 const shm = (mb: number): string => `import os
 n = 0
 try:
