@@ -6,11 +6,16 @@
 //   2. attacks: the four families of the red-team report (patch the harness, forge report lines with a nonce,
 //      an always-equal object, look the expected outputs up: test/code-hacks/python/) on all 706 tasks: none may
 //      score above 0;
-//   3. mutants: the kill rate of the mutated solutions (HumanEval mutants also against the HumanEval+ tests).
-// Options: --repeat N (default 1), --concurrency 1,2,8, --no-attacks, --no-mutants, --no-pid1, --limit N (the
-// first N tasks of each data set only: a smoke run).
+//   3. mutants: the kill rate of the mutated solutions (HumanEval mutants also against the HumanEval+ tests);
+//   4. formats users bring (examples/data/deepcoder/): the 200 LeetCode reference solutions with their native
+//      `{"functional": ...}` reference, as an object and as a JSON string, must score 1 and their None-returning
+//      mutants 0; an echo and an empty program on the 408 Codeforces and 165 CodeContests stdin/stdout sets must
+//      score 0 with status ok (never unscorable).
+// Options: --repeat N (default 1), --concurrency 1,2,8, --no-attacks, --no-mutants, --no-formats, --no-pid1,
+// --limit N (the first N tasks of each data set only: a smoke run).
 // Prints a table, writes out/code/e2e-summary.txt; exit 1 when a check above fails. Heavy: run it with `nice`.
 import { spawnSync } from "node:child_process";
+import { gunzipSync } from "node:zlib";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -124,6 +129,40 @@ if (!argv.includes("--no-mutants")) {
   for (const [d, e] of by) {
     log(`mutants vs ${d.padEnd(13)} kill rate ${((100 * e.killed) / e.n).toFixed(1)}% (${e.killed}/${e.n}; unscorable ${e.unscorable})`);
     log(`  survivors: ${e.survivors.join(", ") || "none"}`);
+  }
+}
+
+// 4. formats users bring
+if (!argv.includes("--no-formats")) {
+  const gz = (name) => JSON.parse(gunzipSync(readFileSync(join(root, "examples/data/deepcoder", `${name}.json.gz`))).toString("utf8"));
+  const py = (code) => "```python\n" + code + "\n```";
+  // The reference solution with every method of Solution replaced by one that returns None.
+  const mutant = "\n\nfor _n, _f in list(vars(Solution).items()):\n    if callable(_f) and not _n.startswith('__'):\n        setattr(Solution, _n, lambda self, *a, **k: None)\n";
+  const lc = gz("leetcode").slice(0, limit > 0 ? limit : undefined);
+  const rows = lc.flatMap((e, i) => [
+    { id: `lc${i}`, group: `lc${i}`, completion: py(e.solutions), reference: e.tests, metadata: { set: "object" } },
+    { id: `lc${i}-string`, group: `lc${i}`, completion: py(e.solutions), reference: JSON.stringify(e.tests), metadata: { set: "JSON string" } },
+    { id: `lc${i}-mutant`, group: `lc${i}`, completion: py(e.solutions + mutant), reference: e.tests, metadata: { set: "None mutant" } },
+  ]);
+  const stdin = [...gz("codeforces").map((e) => ["codeforces", e.tests]), ...gz("code_contests").map((e) => ["code_contests", e.tests])].slice(0, limit > 0 ? 2 * limit : undefined);
+  for (const [i, [set, tests]] of stdin.entries()) {
+    rows.push({ id: `in${i}-echo`, group: `in${i}`, completion: py("import sys\nsys.stdout.write(sys.stdin.read())"), reference: tests, metadata: { set: `${set} echo` } });
+    rows.push({ id: `in${i}-empty`, group: `in${i}`, completion: py("pass"), reference: tests, metadata: { set: `${set} empty` } });
+  }
+  const file = join(out, "formats.jsonl");
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const { rows: scored, seconds } = score("formats", file, spec("formats", 2), 2);
+  log("");
+  log(`formats users bring (examples/data/deepcoder, ${seconds.toFixed(1)} s): reward 1 / status ok / rollouts`);
+  const sets = [...new Set(scored.map((r) => r.metadata.set))];
+  for (const set of sets) {
+    const mine = scored.filter((r) => r.metadata.set === set);
+    const ones = mine.filter((r) => r.reward === 1).length;
+    const ok = mine.filter((r) => r.components.tests.status === "ok").length;
+    const want = set === "object" || set === "JSON string" ? mine.length : 0;
+    if (ones !== want || ok !== mine.length) bad = true;
+    log(`  ${set.padEnd(20)} ${String(ones).padStart(4)} / ${String(ok).padStart(4)} / ${mine.length}   (want ${want} / ${mine.length} / ${mine.length})`);
+    for (const x of mine.filter((r) => (r.reward === 1) !== (want > 0) || r.components.tests.status !== "ok").slice(0, 3)) log(`    ${x.id}: ${JSON.stringify(x.components.tests).slice(0, 240)}`);
   }
 }
 

@@ -11,10 +11,12 @@ import type { ComponentResult, Rollout } from "../src/core/types.js";
 import { cgroupVersion } from "../src/sandbox/cgroup.js";
 import { probeBwrap } from "../src/sandbox/local.js";
 import { codeVerifier } from "../src/verifiers/code/index.js";
+import { holdingChildren as children } from "./code-memory-programs.js";
 import { readJsonl, ROOT, tmp } from "./helpers.js";
 
 const unavailable = await probeBwrap();
 if (unavailable) console.log(`code isolation tests skipped: ${unavailable}`);
+const version = await cgroupVersion();
 const root = typeof process.getuid === "function" && process.getuid() === 0;
 const canUnsharePid = root && spawnSync("/usr/bin/unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
 
@@ -23,24 +25,6 @@ const verify256 = codeVerifier.create(codeVerifier.options.parse({ memoryMb: 256
 const stdio = async (code: string, want: string): Promise<ComponentResult> =>
   verify256({ completion: "```python\n" + code + "\n```", reference: { kind: "stdio", cases: [{ stdin: "", stdout: want }] }, rollout: { id: "x", group: "g", completion: "" } as Rollout });
 
-const children = (mb: number): string => `import os, time
-N, MB = 4, ${mb}
-r, w = os.pipe()
-for i in range(N):
-    if os.fork() == 0:
-        try:
-            b = bytearray(MB << 20)
-            for j in range(0, len(b), 4096): b[j] = 1
-            os.write(w, b"1"); time.sleep(2)
-        finally:
-            os._exit(0)
-os.close(w)
-got = 0
-while got < N:
-    c = os.read(r, 16)
-    if not c: break
-    got += len(c)
-print("held", got * MB)`;
 const shm = (mb: number): string => `import os
 n = 0
 try:
@@ -53,7 +37,7 @@ except OSError:
 print("wrote", n)`;
 
 describe.skipIf(unavailable !== undefined)("code sandbox isolation", () => {
-  it(`memoryMb 256 bounds the whole run (cgroup v${cgroupVersion() ?? "-"} or the sampled fallback): 4 × 100 MB children and 400 MB in /dev/shm fail, 4 × 10 MB and 8 MB pass`, async () => {
+  it(`memoryMb 256 bounds the whole run (cgroup v${version ?? "-"} or the sampled fallback): 4 × 100 MB children and 400 MB in /dev/shm fail, 4 × 10 MB and 8 MB pass`, async () => {
     const [big, small, shmBig, shmSmall] = await Promise.all([stdio(children(100), "held 400"), stdio(children(10), "held 40"), stdio(shm(400), "wrote 400"), stdio(shm(8), "wrote 8")]);
     expect(small.score).toBe(1);
     expect(shmSmall.score).toBe(1);

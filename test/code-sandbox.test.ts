@@ -13,18 +13,23 @@ import { ROOT, tmp } from "./helpers.js";
 const unavailable = await probeBwrap();
 if (unavailable) console.log(`code sandbox containment tests skipped: ${unavailable}`);
 
-const UID_BASE = 61_000;
-const RUN_MS = 2000;
-const verify = codeVerifier.create(codeVerifier.options.parse({ testTimeoutMs: 1000, runTimeoutMs: RUN_MS, memoryMb: 512, outputLimitBytes: 65_536 }));
-/** The deadline a run may take at most: the run limit, one second of start-up allowance, and slack for a loaded machine. */
-const DEADLINE_MS = RUN_MS + 1000 + 1500;
+// Uids of this run's own (a random block, so that other engines on this machine, e.g. this file run by someone
+// else at the same time, neither take them nor show up in the leftover-process checks below).
+const UID_BASE = 300_000 + Math.floor(Math.random() * 100_000) * 64;
+const limits = { testTimeoutMs: 1000, memoryMb: 512, outputLimitBytes: 65_536, uidBase: UID_BASE };
+/** Programs whose outcome must not depend on wall time: a per-test limit of 1 s of CPU time, 30 s of wall time for the run. */
+const verify = codeVerifier.create(codeVerifier.options.parse({ ...limits, runTimeoutMs: 30_000 }));
+/** Programs that only the wall clock can stop (they sleep, or starve their own worker): the run ends after 2 + 1 s of wall time. */
+const verifyWall = codeVerifier.create(codeVerifier.options.parse({ ...limits, runTimeoutMs: 2000 }));
+/**
+ * No assertion here measures time (a loaded machine stretches wall time); a deadline that did not stop a program
+ * would show as this test timeout (60 s, far above every limit used here) instead of a `timeout` status.
+ */
 
 /** Scores `code`, whose `f` is called once with 1; the test passes when f returns `expected`. */
-async function run(code: string, expected: unknown = "contained"): Promise<{ r: ComponentResult; ms: number }> {
-  const started = performance.now();
+async function run(code: string, expected: unknown = "contained", v = verify): Promise<ComponentResult> {
   const reference = { kind: "call", entryPoint: "f", cases: [{ input: [1], output: expected }] };
-  const r = await verify({ completion: "```python\n" + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
-  return { r, ms: performance.now() - started };
+  return v({ completion: "```python\n" + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
 }
 
 const statuses = (r: ComponentResult): Record<string, number> => (r.details?.statuses ?? {}) as Record<string, number>;
@@ -37,7 +42,7 @@ function liveSandboxProcesses(): string[] {
     try {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
       const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
-      if (uid >= UID_BASE && uid < UID_BASE + 1024 && !/^State:\s+Z/m.test(status)) found.push(`${pid} (uid ${uid}): ${/^Name:\s+(.*)$/m.exec(status)?.[1]}`);
+      if (uid >= UID_BASE && uid < UID_BASE + 64 && !/^State:\s+Z/m.test(status)) found.push(`${pid} (uid ${uid}): ${/^Name:\s+(.*)$/m.exec(status)?.[1]}`);
     } catch {
       // exited meanwhile
     }
@@ -57,30 +62,34 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
   });
 
   it("a well-behaved program passes (baseline)", async () => {
-    const { r } = await run("def f(x):\n    return 'contained'");
+    const r = await run("def f(x):\n    return 'contained'");
     expect(r).toMatchObject({ status: "ok", score: 1 });
   });
 
-  it("infinite loop: timeout, stopped at the test limit", async () => {
-    const { r, ms } = await run("def f(x):\n    while True:\n        pass");
+  it("infinite loop: timeout, stopped at the test's CPU-time limit (not the run's wall clock)", async () => {
+    const r = await run("def f(x):\n    while True:\n        pass");
     expect(r.status).toBe("ok");
     expect(r.score).toBe(0);
     expect(statuses(r)).toEqual({ timeout: 1 });
-    expect(ms).toBeLessThan(DEADLINE_MS);
+    expect(r.details?.failures).toEqual([{ test: 0, status: "timeout", message: "time limit 1s" }]);
+    expect(r.details?.endedBy).toBeUndefined();
   });
 
-  it("infinite loop in C code (no bytecode boundary): the run deadline kills the process group", async () => {
-    const { r, ms } = await run("def f(x):\n    return sum(range(10**12))");
+  it("infinite loop in C code (no bytecode boundary): the judge kills the worker past its CPU-time limit", async () => {
+    const r = await run("def f(x):\n    return sum(range(10**12))");
     expect(statuses(r)).toEqual({ timeout: 1 });
-    expect(ms).toBeLessThan(DEADLINE_MS);
+    expect(r.details?.endedBy).toBeUndefined(); // not the run's wall-clock deadline
+    // and under the wall-clock run deadline: the host kills the whole sandbox
+    const w = await run("def f(x):\n    return sum(range(10**12))", "contained", verifyWall);
+    expect(statuses(w)).toEqual({ timeout: 1 });
   });
 
   it("fork bomb: bounded by the slot uid's process limit, killed at the deadline, nothing left behind", async () => {
-    const { r, ms } = await run("import os\ndef f(x):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass");
+    // 64 spinning processes starve the worker of CPU time, so the run's wall-clock deadline is what ends it.
+    const r = await run("import os\ndef f(x):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass", "contained", verifyWall);
     expect(r.status).toBe("ok");
     expect(r.score).toBe(0);
     expect(statuses(r)).toEqual({ timeout: 1 });
-    expect(ms).toBeLessThan(DEADLINE_MS);
     expect(await sandboxProcesses()).toEqual([]);
     // The limit itself: forking stops with EAGAIN below maxProcesses (64), children and all.
     const counted = [
@@ -97,16 +106,16 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
       "        pass",
       "    return 0 < n < 64",
     ].join("\n");
-    expect((await run(counted, true)).r).toMatchObject({ status: "ok", score: 1 });
+    expect(await run(counted, true)).toMatchObject({ status: "ok", score: 1 });
     expect(await sandboxProcesses()).toEqual([]);
   });
 
   it("memory blow-up: memory_limit (not a crash), under the address-space limit", async () => {
-    const { r } = await run("def f(x):\n    hog = []\n    while True:\n        hog.append(bytearray(16 << 20))");
+    const r = await run("def f(x):\n    hog = []\n    while True:\n        hog.append(bytearray(16 << 20))");
     expect(r.status).toBe("ok");
     expect(statuses(r)).toEqual({ memory_limit: 1 });
     const big = await run("def f(x):\n    return len(bytearray(8 << 30))");
-    expect(statuses(big.r)).toEqual({ memory_limit: 1 });
+    expect(statuses(big)).toEqual({ memory_limit: 1 });
   });
 
   it("1 GB of output: dropped past the limit, the run still scores", async () => {
@@ -122,7 +131,7 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
       "        os.write(2, b) if _ < 64 else None",
       "    return 'contained'",
     ].join("\n");
-    const { r } = await run(code);
+    const r = await run(code);
     expect(r).toMatchObject({ status: "ok", score: 1 });
   });
 
@@ -143,7 +152,7 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
       "    open('inside.txt', 'w').write('ok')  # the run directory is writable",
       "    return 'contained' if not [p for p in wrote if not p.startswith('/tmp')] else wrote",
     ].join("\n");
-    const { r } = await run(code);
+    const r = await run(code);
     expect(r).toMatchObject({ status: "ok", score: 1 });
     expect(existsSync(marker)).toBe(false);
     expect(existsSync(project)).toBe(false);
@@ -166,7 +175,7 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
       "        seen.append('environ')",
       "    return 'contained' if not seen else seen",
     ].join("\n");
-    const { r } = await run(code);
+    const r = await run(code);
     delete process.env.REWARDKIT_TEST_SECRET;
     expect(r.details?.failures).toBeUndefined();
     expect(r).toMatchObject({ status: "ok", score: 1 });
@@ -195,7 +204,7 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
         "    except OSError:",
         "        return 'contained'",
       ].join("\n");
-      const { r } = await run(code);
+      const r = await run(code);
       expect(r).toMatchObject({ status: "ok", score: 1 });
       expect(connections).toBe(0);
     });
@@ -209,14 +218,13 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
       "    subprocess.Popen(['/usr/bin/sleep', '600'])",
       "    time.sleep(60)",
     ].join("\n");
-    const { r, ms } = await run(code);
+    const r = await run(code, "contained", verifyWall);
     expect(statuses(r)).toEqual({ timeout: 1 });
-    expect(ms).toBeLessThan(DEADLINE_MS);
     expect(await sandboxProcesses()).toEqual([]);
   });
 
   it("a program that defines nothing and exits early is scored 0 with status ok", async () => {
-    const { r } = await run("import os\nos._exit(0)");
+    const r = await run("import os\nos._exit(0)");
     expect(r.status).toBe("ok");
     expect(r.score).toBe(0);
     expect(statuses(r)).toEqual({ runtime_error: 1 });

@@ -214,7 +214,7 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
           argv = [...drop, ...prlimitArgs(language, limits, nproc), "/usr/bin/env", "-C", work, ...judge.argv];
         }
         // The run's memory group: the first process writes itself into it before it execs anything else.
-        const group = root ? slotGroup(slot, limits.memoryMb) : undefined;
+        const group = root ? await slotGroup(slot, limits.memoryMb) : undefined;
         if (group) argv = ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"', group.procs, ...argv];
         const oomBefore = group?.oomKills() ?? 0;
         let overMemory = false;
