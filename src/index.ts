@@ -41,3 +41,12 @@ export { AdvantageBatch, rolloutLength } from "./engine/advantage-batch.js";
 export { advantageDiagnostics } from "./diagnostics/advantages.js";
 export type { AdvantageDiagnostics } from "./diagnostics/advantages.js";
 export * as processRewards from "./process/index.js";
+
+// routed specs: one spec, a sub-spec per value of a rollout field (docs/routing.md)
+export { loadAnySpec, parseAnySpec, isRoutedSpec, chooseRoute, DEFAULT_ROUTE } from "./spec/routes.js";
+export type { RoutedSpec, PlainRoutedSpec, RouteChoice } from "./spec/routes.js";
+export { createRoutedScorer, scoreRoutedBatch, isRoutedScorer } from "./engine/routes.js";
+export type { RoutedScorer, RoutedBatchScore, RouteProblem } from "./engine/routes.js";
+export { scoreRoutedFile } from "./engine/routes-file.js";
+export type { RoutedSummary } from "./engine/routes-file.js";
+export { formatRoutedSummary } from "./diagnostics/routes.js";
