@@ -1,3 +1,4 @@
+import { relative } from "node:path";
 import type { Command } from "commander";
 import { ScheduleRuntime } from "../../schedule/runtime.js";
 import { isRoutedSpec, loadAnySpec } from "../../spec/routes.js";
@@ -61,7 +62,7 @@ export function describeRoutedSpec(r: RoutedSpec): string {
   const named = [...r.routes.keys()].filter((k) => k !== "default");
   const lines = [`spec ${r.name} (hash ${r.hash}): routes by ${r.by}`];
   const rows = [["route", "spec", "components", "estimator", "from"]];
-  for (const [key, s] of r.routes) rows.push([key === "default" ? "default (any other value)" : key, s.name, s.components.map((c) => c.name).join(", "), s.advantage.estimator.name, r.files[key] ?? "inline"]);
+  for (const [key, s] of r.routes) rows.push([key === "default" ? "default (any other value)" : key, s.name, s.components.map((c) => c.name).join(", "), s.advantage.estimator.name, r.files[key] !== undefined ? relative(process.cwd(), r.files[key]) : "inline"]);
   lines.push(table(rows));
   lines.push(
     r.routes.has("default")
