@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { buildGroupIndex, segmentStats, StringIds } from "../advantage/groups.js";
 import { UserError } from "../core/errors.js";
 import { RunningStats, round6 } from "../diagnostics/stats.js";
-import { SummaryBuilder } from "../diagnostics/summary.js";
+import { passHatKOf, SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
 import { getPath } from "../io/fields.js";
 import { readLines } from "../io/jsonl.js";
@@ -51,8 +51,9 @@ function shownValue(v: unknown): string {
  * 3. the routes' outputs are merged back into input order, each line with `"route": <key>` added (unless the record
  *    has a `route` field already); rollouts of a group that spans routes get `advantage: null` (and a warning).
  *
- * The summary has the overall figures (components keyed `<route>/<component>`, pass^k weighted by each route's
- * groups) and `routes.<key>`, a full summary per route. `--state` (performance schedules) is per spec, so it is not
+ * The summary has the overall figures (components keyed `<route>/<component>`; pass^k over every group, a rollout
+ * passing by its own route's rule) and `routes.<key>`, a full summary per route. `--state` (performance schedules) is
+ * per spec, so it is not
  * taken with routes.
  * @throws {InputError} in strict mode (the first malformed or unrouted line); {@link UserError} for `--state`.
  */
@@ -158,9 +159,10 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     const advantages: number[] = [];
     const gids: number[] = [];
     const ids = new StringIds();
-    const routeGroups = keys.map(() => new Map<string, number>()); // per route: group → scored rollouts
     const reward = new RunningStats();
     let nullRewards = 0;
+    const passed: boolean[] = [];
+    const passRules = keys.map((key) => passRule(routed.routes.get(key)!));
     try {
       for (let i = 0; i < order.length; i++) {
         const k = order[i]!;
@@ -181,8 +183,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
         rewards.push(rw ?? NaN);
         advantages.push(typeof out.advantage === "number" ? out.advantage : NaN);
         gids.push(ids.idOf(groups[i]!));
-        const rg = routeGroups[k]!;
-        rg.set(groups[i]!, (rg.get(groups[i]!) ?? 0) + 1);
+        passed.push(passRules[k]!(out.components));
         await writer.write(text);
       }
       await writer.close();
@@ -222,7 +223,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       const vs = Object.entries(unrouted.values).map(([v, n]) => `${JSON.stringify(v)} (${n})`);
       warnings.push(`${unrouted.count} rollouts had no route (${routed.by}: ${vs.slice(0, 8).join(", ")}${vs.length > 8 ? " …" : ""}) and were skipped; add a route or a default route`);
     }
-    const passHatK = weightedPassHatK(keys, summaries, routeGroups);
+    const passHatK = passHatKOf(gi, passed);
     const elapsed = (performance.now() - t0) / 1000;
     const count = rewards.length;
     const estimators = [...new Set(keys.filter((k) => summaries[k]!.count > 0).map((k) => summaries[k]!.advantage.estimator))];
@@ -257,25 +258,17 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
 }
 
 /**
- * Overall pass^k from the routes' own: for each k, the mean over every group of size ≥ k of all routes, i.e. each
- * route's pass^k weighted by its number of such groups (the route's figure is the mean over those same groups).
+ * The pass rule of the summaries' pass^k for one route's scored lines: every component that counts (weight ≠ 0; all
+ * when none counts) scores at least its passThreshold (the spec's values: a scheduled threshold at its step-0 value).
  */
-function weightedPassHatK(keys: readonly string[], summaries: Record<string, Summary>, routeGroups: ReadonlyArray<ReadonlyMap<string, number>>): Record<string, number> | undefined {
-  const sum = new Map<string, { s: number; m: number }>();
-  keys.forEach((key, k) => {
-    const p = summaries[key]!.passHatK;
-    if (!p) return;
-    for (const [kk, v] of Object.entries(p)) {
-      let m = 0;
-      for (const n of routeGroups[k]!.values()) if (n >= Number(kk)) m++;
-      const t = sum.get(kk) ?? { s: 0, m: 0 };
-      t.s += v * m;
-      t.m += m;
-      sum.set(kk, t);
-    }
-  });
-  if (sum.size === 0) return undefined;
-  const out: Record<string, number> = {};
-  for (const [kk, { s, m }] of [...sum.entries()].sort((a, b) => Number(a[0]) - Number(b[0]))) if (m > 0) out[kk] = round6(s / m)!;
-  return out;
+function passRule(spec: CompiledSpec): (components: unknown) => boolean {
+  const counting = spec.components.some((c) => c.weight !== 0);
+  const rule = spec.components.filter((c) => !counting || c.weight !== 0).map((c) => ({ name: c.name, threshold: c.passThreshold }));
+  return (components) => {
+    const rec = (components ?? {}) as Record<string, { score?: unknown } | undefined>;
+    return rule.every(({ name, threshold }) => {
+      const s = rec[name]?.score;
+      return typeof s === "number" && s >= threshold;
+    });
+  };
 }
