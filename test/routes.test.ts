@@ -192,6 +192,45 @@ describe("routed specs: scoreBatch", () => {
   });
 });
 
+describe("routed specs: advantages per route, or batch-wide with the routed spec's own advantage block", () => {
+  const rs = rows.filter((r) => r.data_source === "tool" || r.data_source === "trivia"); // 8 singleton tool groups + 1 trivia pair
+  const routesText = "  by: data_source\n  tool: {components: [{name: call, type: tool-call}], advantage: {estimator: reinforce_pp_baseline}}\n  default: {components: [{name: exact, type: exact}], advantage: {estimator: reinforce_pp_baseline}}\n";
+  it("per route: REINFORCE++-baseline whitens over the route's rollouts; batch-wide: over all ten (library and CLI agree)", async () => {
+    const per = parseAnySpec(`routes:\n${routesText}`, "per.yaml") as RoutedSpec;
+    const wide = parseAnySpec(`advantage: {estimator: reinforce_pp_baseline}\nroutes:\n${routesText}`, "wide.yaml") as RoutedSpec;
+    const trivia = rs.map((r, i) => (r.data_source === "trivia" ? i : -1)).filter((i) => i >= 0);
+    const run = async (spec: RoutedSpec): Promise<RoutedBatchScore> => {
+      const scorer = createRoutedScorer(spec, { concurrency: 1 });
+      try {
+        return await scoreBatch(scorer, rs);
+      } finally {
+        await scorer.close();
+      }
+    };
+    // trivia rewards (1, 0): group-centred ±0.5; every tool rollout is a singleton (0). Whitened with the unbiased
+    // std: over the trivia route alone √(0.5/1); over the whole batch √(0.5/9)
+    const a = await run(per);
+    expect(trivia.map((i) => a.advantages[i])).toEqual([expect.closeTo(0.5 / Math.sqrt(0.5), 6), expect.closeTo(-0.5 / Math.sqrt(0.5), 6)]);
+    const b = await run(wide);
+    expect(trivia.map((i) => b.advantages[i])).toEqual([expect.closeTo(0.5 / Math.sqrt(0.5 / 9), 6), expect.closeTo(-0.5 / Math.sqrt(0.5 / 9), 6)]);
+    expect(b.scores.map((s) => s!.reward)).toEqual(a.scores.map((s) => s!.reward));
+    const dir = tmp();
+    writeFileSync(join(dir, "wide.yaml"), `advantage: {estimator: reinforce_pp_baseline}\nroutes:\n${routesText}`);
+    writeFileSync(join(dir, "in.jsonl"), rs.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const r = cli(["score", join(dir, "in.jsonl"), "--spec", join(dir, "wide.yaml"), "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    expect(r.code).toBe(0);
+    expect(readJsonl<{ advantage: number }>(join(dir, "out.jsonl")).map((o) => o.advantage)).toEqual(Array.from(b.advantages));
+    const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8")) as { advantage: { estimator: string }; routes: Record<string, { advantage: { estimator: string } }> };
+    expect(s.advantage.estimator).toBe("reinforce_pp_baseline (batch-wide, over every route)");
+    expect(s.routes.tool!.advantage.estimator).toBe("reinforce_pp_baseline (batch-wide)");
+  });
+
+  it("a batch-wide block is validated like a spec's, and refuses estimators that decompose the reward by component", () => {
+    expect(() => parseAnySpec(`advantage: {estimator: gdpo}\nroutes:\n${routesText}`, "w.yaml")).toThrow(/^w\.yaml:1:13 advantage\.estimator: gdpo decomposes the reward by component/);
+    expect(() => parseAnySpec(`advantage: {estimator: grpo, std: sometimes}\nroutes:\n${routesText}`, "w.yaml")).toThrow(/^w\.yaml:1:29 advantage\.std: /);
+  });
+});
+
 describe.skipIf(noBwrap)("routed specs: rewardkit score and check on the example's mixed batch", () => {
   it("scores examples/data/mixed-rollouts.jsonl with examples/routing.yaml: per-route and overall summaries by hand", () => {
     const dir = tmp();

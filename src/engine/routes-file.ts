@@ -17,7 +17,11 @@ import type { Problem } from "../spec/errors.js";
 import { chooseRoute } from "../spec/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
-import { splitGroups, splitWarning } from "./routes.js";
+import { batchStratumKey, batchWideAdvantages, splitGroups, splitWarning } from "./routes.js";
+import { responseLength } from "./scored-rows.js";
+import type { ScoredRow } from "./scored-rows.js";
+import { nullable } from "../advantage/compute.js";
+import { preciseMembers } from "../io/precise.js";
 import { InputError, scoreFile } from "./score-file.js";
 import type { ScoreFileOptions } from "./score-file.js";
 
@@ -148,13 +152,36 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       }
     }
 
-    // ---- pass 3: merge in input order
+    // ---- pass 3: merge in input order (batch-wide advantages: a first merge collects the rows, a second writes)
     const split = splitGroups(groups, routeOf);
+    const stratumKey = batchStratumKey(routed);
+    /** Walks the routes' scored lines in input order: `each(text, parsed record, route index, input index)`. */
+    const merge = async (each: (text: string, out: Record<string, unknown>, k: number, i: number) => Promise<void> | void): Promise<void> => {
+      const readers = keys.map((_, k) => (writers[k] ? readLines(join(dir, `scored-${k}.jsonl`), { maxLineBytes: Number.MAX_SAFE_INTEGER })[Symbol.asyncIterator]() : undefined));
+      const local = keys.map(() => 0);
+      for (let i = 0; i < order.length; i++) {
+        const k = order[i]!;
+        const localLine = ++local[k]!;
+        if (skipped[k]!.has(localLine)) continue; // reported by the route's scoreFile
+        const next = (await readers[k]!.next()) as IteratorResult<RawLine>;
+        if (next.done) throw new Error(`route ${keys[k]}: its scored output ended early (internal error)`);
+        await each(next.value.text, preciseMembers(JSON.parse(next.value.text), next.value.text, ["id", "group"]) as Record<string, unknown>, k, i);
+      }
+    };
+    let wide: Float64Array | undefined;
+    const advantageWarnings: string[] = [];
+    if (routed.advantage) {
+      const rows: ScoredRow[] = [];
+      await merge((_text, out, _k, i) => {
+        rows.push({ group: groups[i]!, reward: typeof out.reward === "number" ? out.reward : null, length: responseLength(getPath(out, map.completion_tokens ?? "completion_tokens"), getPath(out, map.completion ?? "completion")), ...(stratumKey !== undefined ? { stratum: getPath(out, stratumKey) } : {}) });
+      });
+      const b = batchWideAdvantages(routed, rows);
+      wide = b.advantages;
+      advantageWarnings.push(...b.warnings);
+    }
     const toFile = o.output !== undefined && o.output !== "-";
     const outputs = o.outputs ?? new OutputSet();
     const writer = toFile ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") }) : openLineWriter(undefined);
-    const readers = keys.map((_, k) => (writers[k] ? readLines(join(dir, `scored-${k}.jsonl`), { maxLineBytes: Number.MAX_SAFE_INTEGER })[Symbol.asyncIterator]() : undefined));
-    const local = keys.map(() => 0);
     const rewards: number[] = [];
     const advantages: number[] = [];
     const gids: number[] = [];
@@ -163,29 +190,27 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     let nullRewards = 0;
     const passed: boolean[] = [];
     const passRules = keys.map((key) => passRule(routed.routes.get(key)!));
+    const routeNulls = keys.map(() => 0);
     try {
-      for (let i = 0; i < order.length; i++) {
-        const k = order[i]!;
-        const localLine = ++local[k]!;
-        if (skipped[k]!.has(localLine)) continue; // reported by the route's scoreFile
-        const next = (await readers[k]!.next()) as IteratorResult<RawLine>;
-        if (next.done) throw new Error(`route ${keys[k]}: its scored output ended early (internal error)`);
-        let text = next.value.text;
-        const out = JSON.parse(text) as Record<string, unknown>;
-        if (split.has(groups[i]!)) {
-          out.advantage = null;
+      let j = 0;
+      await merge(async (text, out, k, i) => {
+        const nullAdv = split.has(groups[i]!);
+        if (wide || nullAdv) {
+          out.advantage = nullAdv ? null : nullable(wide![j]!);
           text = JSON.stringify(out);
         }
+        j++;
         if (!("route" in out)) text = `${text.slice(0, -1)},"route":${JSON.stringify(keys[k])}}`;
         const rw = typeof out.reward === "number" ? out.reward : null;
         if (rw === null) nullRewards++;
         else reward.push(rw);
         rewards.push(rw ?? NaN);
         advantages.push(typeof out.advantage === "number" ? out.advantage : NaN);
+        if (typeof out.advantage !== "number") routeNulls[k]!++;
         gids.push(ids.idOf(groups[i]!));
         passed.push(passRules[k]!(out.components));
         await writer.write(text);
-      }
+      });
       await writer.close();
     } catch (e) {
       writer.destroy();
@@ -208,6 +233,8 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
         if (m2 === 0) zeroVar++;
       }
     }
+    // batch-wide advantages: each route's summary tells what was written, not its own block's per-route figures
+    if (routed.advantage) keys.forEach((key, k) => (summaries[key]!.advantage = { estimator: `${routed.advantage!.estimator.name} (batch-wide)`, nullCount: routeNulls[k]! }));
     const components: Summary["components"] = {};
     const warnings: string[] = [];
     const judges: NonNullable<Summary["judges"]> = {};
@@ -219,6 +246,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     }
     const sw = splitWarning(split);
     if (sw) warnings.push(sw);
+    warnings.push(...advantageWarnings);
     if (unrouted.count > 0) {
       const vs = Object.entries(unrouted.values).map(([v, n]) => `${JSON.stringify(v)} (${n})`);
       warnings.push(`${unrouted.count} rollouts had no route (${routed.by}: ${vs.slice(0, 8).join(", ")}${vs.length > 8 ? " …" : ""}) and were skipped; add a route or a default route`);
@@ -241,7 +269,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       },
       components,
       groups: { count: gi.count, singletons, zeroVarianceFraction: multi > 0 ? round6(zeroVar / multi) : null },
-      advantage: { estimator: `per route: ${estimators.join(", ") || "none"}`, nullCount: advantages.reduce((m, a) => m + (Number.isNaN(a) ? 1 : 0), 0) },
+      advantage: { estimator: routed.advantage ? `${routed.advantage.estimator.name} (batch-wide, over every route)` : `per route: ${estimators.join(", ") || "none"}`, nullCount: advantages.reduce((m, a) => m + (Number.isNaN(a) ? 1 : 0), 0) },
       ...(passHatK ? { passHatK } : {}),
       ...(Object.keys(judges).length > 0 ? { judges } : {}),
       elapsedSeconds: round6(elapsed)!,

@@ -11,6 +11,8 @@ import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { CallUsage } from "../client/types.js";
 import { scoreBatch } from "./batch.js";
+import { planFor, rolloutLength, ScoredRows } from "./scored-rows.js";
+import type { ScoredRow } from "./scored-rows.js";
 import { createScorer } from "./scorer.js";
 import type { RolloutScore, Scorer, ScorerOptions, ScorerStats } from "./scorer.js";
 
@@ -118,6 +120,43 @@ export function splitWarning(split: ReadonlyMap<string, string[]>): string | und
   return `${split.size} group${split.size > 1 ? "s span" : " spans"} several routes: ${shown.join(", ")}${split.size > 5 ? " …" : ""}; their rollouts are scored by their own routes but get no advantage (a group is one prompt: route on a field of the prompt)`;
 }
 
+/**
+ * A routed spec's batch-wide advantages (its own `advantage:` block): one estimator over every row given, in order,
+ * so batch statistics (whitening, a batch std) span all routes. Rows carry group, reward, response length and, for
+ * estimators with strata, the stratum key's value.
+ * @returns advantages, shape [rows.length] (NaN where none), and the estimator's warnings.
+ */
+export function batchWideAdvantages(routed: RoutedSpec, rows: readonly ScoredRow[]): { advantages: Float64Array; warnings: string[] } {
+  const a = routed.advantage!;
+  const collector = new ScoredRows(planFor(a.estimator.name, undefined, a.options, "zero"));
+  for (const r of rows) collector.add(r);
+  const out = collector.compute();
+  return { advantages: out.advantages, warnings: out.warnings };
+}
+
+/** The stratum key of the routed spec's batch-wide estimator, when it needs strata. */
+export function batchStratumKey(routed: RoutedSpec): string | undefined {
+  const a = routed.advantage;
+  if (!a || !(a.estimator.needs ?? []).includes("strata")) return undefined;
+  return typeof a.options.key === "string" ? a.options.key : "stratum";
+}
+
+/**
+ * Replaces per-route advantages with the batch-wide ones when the routed spec has its own `advantage:` block (the
+ * rollouts with a score, in order); a no-op otherwise. @returns the estimator's warnings.
+ */
+export function applyBatchWide(routed: RoutedSpec, rollouts: readonly Rollout[], scores: readonly (RolloutScore | null)[], advantages: Float64Array): string[] {
+  if (!routed.advantage) return [];
+  const key = batchStratumKey(routed);
+  const idx = scores.map((s, i) => (s ? i : -1)).filter((i) => i >= 0);
+  const { advantages: adv, warnings } = batchWideAdvantages(
+    routed,
+    idx.map((i) => ({ group: rollouts[i]!.group, reward: scores[i]!.reward, length: rolloutLength(rollouts[i]!), ...(key !== undefined ? { stratum: getPath(rollouts[i], key) } : {}) })),
+  );
+  idx.forEach((i, j) => (advantages[i] = adv[j]!));
+  return warnings;
+}
+
 /** Scores of a mixed batch in input order. */
 export interface RoutedBatchScore {
   /** Per rollout: its route key, or null when no route took it (then `scores[i]` is null and `problems[i]` says why). */
@@ -157,11 +196,12 @@ export async function scoreRoutedBatch(scorer: RoutedScorer, rollouts: readonly 
       });
     }),
   );
+  const warnings = applyBatchWide(scorer.routed, rollouts, scores, advantages);
   const split = splitGroups(
     rollouts.map((r) => r.group),
     keys,
   );
   if (split.size > 0) rollouts.forEach((r, i) => split.has(r.group) && (advantages[i] = NaN));
   const w = splitWarning(split);
-  return { routes: keys, scores, specs, advantages, problems, warnings: w ? [w] : [] };
+  return { routes: keys, scores, specs, advantages, problems, warnings: [...warnings, ...(w ? [w] : [])] };
 }

@@ -8,7 +8,7 @@ import { nullable } from "../advantage/compute.js";
 import type { Rollout } from "../core/types.js";
 import type { RolloutScore, Scorer } from "../engine/scorer.js";
 import { componentsRecord } from "../engine/score-file.js";
-import { partition, splitGroups, splitWarning } from "../engine/routes.js";
+import { applyBatchWide, partition, splitGroups, splitWarning } from "../engine/routes.js";
 import type { RoutedScorer, RouteProblem } from "../engine/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
@@ -97,13 +97,14 @@ export async function routedScoreRollouts(ctx: ServerContext, rollouts: readonly
       });
     }),
   );
+  const warnings = applyBatchWide(r.spec, rollouts, scores, advantages);
   const split = splitGroups(
     rollouts.map((x) => x.group),
     keys,
   );
   if (split.size > 0) rollouts.forEach((x, i) => split.has(x.group) && (advantages[i] = NaN));
   const w = splitWarning(split);
-  return { keys, problems, scores, specs, advantages, warnings: w ? [w] : [] };
+  return { keys, problems, scores, specs, advantages, warnings: [...warnings, ...(w ? [w] : [])] };
 }
 
 function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {

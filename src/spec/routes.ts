@@ -15,13 +15,14 @@ import { formatPath, SpecError } from "./errors.js";
 import type { Problem } from "./errors.js";
 import { loadSpec, locate, parseSpec, resolveFileOptions, strictJson } from "./load.js";
 import type { CompiledSpec, PlainSpec } from "./types.js";
+import type { EstimatorDefinition } from "../advantage/types.js";
 
 /** The route key of the default route (a rollout whose value names no route goes there). */
 export const DEFAULT_ROUTE = "default";
 /** Keys of `routes:` that are not route names. */
 const RESERVED = new Set(["by", DEFAULT_ROUTE]);
 /** Top-level keys a routed spec may have besides `routes`. */
-const ENVELOPE = new Set(["name", "description", "routes"]);
+const ENVELOPE = new Set(["name", "description", "routes", "advantage"]);
 
 /** A spec whose rollouts are scored by the sub-spec their `by` field names. */
 export interface RoutedSpec {
@@ -35,12 +36,19 @@ export interface RoutedSpec {
   routes: Map<string, CompiledSpec>;
   /** Route key → the absolute file of a `file:` route (inline routes are absent). */
   files: Record<string, string>;
+  /**
+   * The routed spec's own `advantage:` block, when it has one: ONE estimator over the whole mixed batch (batch
+   * statistics such as whitening or a batch std span every route, as verl computes them), replacing the routes' own
+   * blocks. Absent: each route's estimator over that route's rollouts (batch statistics per route).
+   */
+  advantage?: { estimator: EstimatorDefinition<unknown>; options: Record<string, unknown> };
   plain: PlainRoutedSpec;
 }
 
 /** A routed spec as plain JSON data (what `rewardkit check --json` prints and `GET /v1/spec` returns). */
 export interface PlainRoutedSpec {
   name: string;
+  advantage?: { estimator: string; options: Record<string, unknown> };
   routes: { by: string } & Record<string, PlainSpec | string>;
 }
 
@@ -109,6 +117,16 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
   }
   if (data.name !== undefined && (typeof data.name !== "string" || data.name === "")) at(["name"], "expected a non-empty string");
   if (data.description !== undefined && typeof data.description !== "string") at(["description"], "expected a string");
+  // a batch-wide advantage block, validated by the ordinary compiler (on a stand-in component) so its problems read
+  // as a spec's: `advantage.estimator: unknown estimator …`
+  let advantage: RoutedSpec["advantage"];
+  if (data.advantage !== undefined) {
+    const r = compileSpec({ components: [{ name: "reward", type: "exact" }], advantage: data.advantage }, "advantage");
+    if ("issues" in r) for (const i of r.issues) at(i.path, i.message);
+    else if ((r.spec.advantage.estimator.needs ?? []).includes("components")) {
+      at(["advantage", "estimator"], `${r.spec.advantage.estimator.name} decomposes the reward by component, and every route has its own components: put it in the routes' own advantage blocks`);
+    } else advantage = r.spec.advantage;
+  }
   const routesRaw = data.routes;
   const routes = new Map<string, CompiledSpec>();
   const files: Record<string, string> = {};
@@ -163,10 +181,14 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
   }
   const name = typeof data.name === "string" ? data.name : basename(file, extname(file));
   const ids = Object.fromEntries([...routes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, s]) => [k, s.hash]));
-  const hash = createHash("sha256").update(JSON.stringify({ by, routes: ids })).digest("hex").slice(0, 16);
+  const plainAdvantage = advantage ? { estimator: advantage.estimator.name, options: advantage.options } : undefined;
+  const hash = createHash("sha256")
+    .update(JSON.stringify({ by, routes: ids, ...(plainAdvantage ? { advantage: plainAdvantage } : {}) }))
+    .digest("hex")
+    .slice(0, 16);
   const plainRoutes: PlainRoutedSpec["routes"] = { by };
   for (const [k, s] of routes) plainRoutes[k] = s.plain;
-  return { kind: "routed", name, hash, by, routes, files, plain: { name, routes: plainRoutes } };
+  return { kind: "routed", name, hash, by, routes, files, ...(advantage ? { advantage } : {}), plain: { name, ...(plainAdvantage ? { advantage: plainAdvantage } : {}), routes: plainRoutes } };
 }
 
 /**

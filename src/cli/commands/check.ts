@@ -69,7 +69,11 @@ export function describeRoutedSpec(r: RoutedSpec): string {
       ? `a rollout whose ${r.by} is none of ${named.join(", ")} (or missing) is scored by the default route`
       : `a rollout whose ${r.by} is none of ${named.join(", ")} (or missing) is skipped and reported, never scored`,
   );
-  lines.push("advantages: each route's estimator over that route's rollouts (groups must not span routes)");
+  lines.push(
+    r.advantage
+      ? `advantages: ONE ${r.advantage.estimator.name} ${JSON.stringify(r.advantage.options)} over the whole mixed batch (batch statistics span every route; the routes' own advantage blocks are not used)`
+      : "advantages: each route's estimator over that route's rollouts (group statistics per group; batch statistics per route); a group must not span routes",
+  );
   for (const [key, s] of r.routes) lines.push("", `route ${key}: ${describeSpec(s).replace(/\n/g, "\n  ")}`);
   return lines.join("\n");
 }
