@@ -227,7 +227,7 @@ describe("routed specs: advantages per route, or batch-wide with the routed spec
 
   it("a batch-wide block is validated like a spec's, and refuses estimators that decompose the reward by component", () => {
     expect(() => parseAnySpec(`advantage: {estimator: gdpo}\nroutes:\n${routesText}`, "w.yaml")).toThrow(/^w\.yaml:1:13 advantage\.estimator: gdpo decomposes the reward by component/);
-    expect(() => parseAnySpec(`advantage: {estimator: grpo, std: sometimes}\nroutes:\n${routesText}`, "w.yaml")).toThrow(/^w\.yaml:1:29 advantage\.std: /);
+    expect(() => parseAnySpec(`advantage: {estimator: grpo, std: sometimes}\nroutes:\n${routesText}`, "w.yaml")).toThrow(/^w\.yaml:1:30 advantage\.std: expected one of/);
   });
 });
 
