@@ -28,9 +28,13 @@ const KINDS: Case[] = [
   ["trailing unit after money", "Answer: $3.50 per hour", "3.5", 1],
   ["since clause", "The answer is 15, because 5 * 3 = 15.", "15", 1],
   ["since clause", "The answer is 15, because 5 * 3 = 15.", "5", 0],
-  // answerAfterThink (default true): the answer must follow the reasoning; one left inside it does not count
-  ["answer only inside the reasoning", "so the total is 9.\nThe final answer is 9</think>", "9", 0],
-  ["answer after the reasoning", "so the total is 9.</think>\nThe final answer is 9", "9", 1],
+  // answerAfterThink (default true): text after the reasoning is the answer region; with nothing after it, the
+  // reasoning's own last answer is the only one given
+  ["tag after the answer", "so the total is 9.\nThe final answer is 9</think>", "9", 1],
+  ["tag after the answer", "so the total is 9.\nThe final answer is 9</think><|im_end|>", "9", 1],
+  ["answer after the reasoning", "so the total is 8.</think>\nThe final answer is 9", "9", 1],
+  ["answer after the reasoning", "so the total is 9.</think>\nThe final answer is 8", "9", 0],
+  ["answer only inside the reasoning, prose after it", "The final answer is 9</think>\nI hope this helps.", "9", 0],
   ["anchor inside an anchor", "The final answer is #### 250", "250", 1],
   ["stated answer beats an earlier value", "She spends $12$ on lunch and $8$ on dinner.\nA: 20", "12", 0],
   ["stated answer beats an earlier value", "\\boxed{14} was my first guess. Checking again, the final answer is 16.", "16", 1],

@@ -352,15 +352,24 @@ function byStrategy(text: string, s: ExtractStrategy): string | null {
   }
 }
 
+/** Whitespace and chat end-of-turn tokens only (`<|im_end|>`, `<|eot_id|>`, `</s>`, `<eos>`, `<|endoftext|>`). */
+const END_ONLY = /^(?:\s|<\|[a-z_]{1,20}\|>|<\/s>|<eos>|<end_of_turn>)*$/i;
+
 /**
  * The part of a completion where the final answer may appear when the spec says the answer follows a
- * reasoning block `<tag>...</tag>`: the text after the last `</tag>`; `null` (no answer region) when a
+ * reasoning block `<tag>...</tag>`: the text after the last `</tag>`, or the text before it when nothing but
+ * whitespace and end-of-turn tokens follows (the reasoning's answer is then the only one); `null` (no answer region) when a
  * `<tag>` is opened and never closed; the whole text when the tag does not occur at all (templates that
  * put `<think>` in the prompt still emit `</think>`, handled by the first rule).
  */
 export function afterThink(text: string, tag = "think"): string | null {
   const close = text.lastIndexOf(`</${tag}>`);
-  if (close >= 0) return text.slice(close + tag.length + 3);
+  if (close >= 0) {
+    const after = text.slice(close + tag.length + 3);
+    // Nothing at all after the reasoning (at most end-of-turn tokens): the reasoning's own last answer is the only
+    // answer given, read as with `false` (`The answer is 72</think>`). Any text after it is the answer region.
+    return END_ONLY.test(after) ? text.slice(0, close) : after;
+  }
   if (text.includes(`<${tag}>`)) return null;
   return text;
 }
