@@ -58,6 +58,12 @@ describe("routed specs: parsing", () => {
     expect(spec.routes.get("json")!.components[0]!.referencePath).toBe("labels.schema");
     expect(spec.files.json).toBe(join(dir, "routes/json.yaml"));
     expect(spec.routes.get("tool")!.name).toBe("tool"); // an inline route without a name is named by its key
+    // `{file: path}` is the same as the path; a route file that itself has routes is refused at its own line
+    writeFileSync(join(dir, "f.yaml"), "routes: {by: t, j: {file: routes/json.yaml}}\n");
+    const f = loadAnySpec(join(dir, "f.yaml")) as RoutedSpec;
+    expect(f.routes.get("j")!.name).toBe("json-route");
+    writeFileSync(join(dir, "outer.yaml"), "routes:\n  by: t\n  inner: f.yaml\n");
+    expect(() => loadAnySpec(join(dir, "outer.yaml"))).toThrow(`${join(dir, "f.yaml")}:1:1 routes: this spec routes rollouts to sub-specs`);
     const d = parseAnySpec("routes:\n  default: {components: [{name: exact, type: exact}]}\n  by: task\n  a: {components: [{name: x, type: exact}]}\n", "d.yaml") as RoutedSpec;
     expect([...d.routes.keys()]).toEqual(["a", "default"]);
     expect(d.name).toBe("d");
