@@ -120,6 +120,12 @@ describe("routed specs: parsing", () => {
     ]);
   });
 
+  it("refuses to route on the policy's own output (it would choose its judge)", () => {
+    expect(() => parseAnySpec("routes:\n  by: completion.0.content\n  a: {components: [{name: e, type: exact}]}\n", "h.yaml")).toThrow(
+      'h.yaml:2:3 routes.by: "completion.0.content" is the policy\'s own output: a rollout must not choose its judge; route on a field of the dataset (data_source, metadata.*, labels.*)',
+    );
+  });
+
   it("chooses the route by the field's value as text; without a default an unknown or missing value is named", () => {
     const r = parseAnySpec("routes: {by: meta.task, '1': {components: [{name: e, type: exact}]}, code: {components: [{name: e, type: exact}]}}", "r.yaml") as RoutedSpec;
     expect(chooseRoute(r, 1)).toMatchObject({ key: "1" });

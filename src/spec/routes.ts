@@ -21,6 +21,8 @@ import type { EstimatorDefinition } from "../advantage/types.js";
 export const DEFAULT_ROUTE = "default";
 /** Keys of `routes:` that are not route names. */
 const RESERVED = new Set(["by", DEFAULT_ROUTE]);
+/** Rollout fields the policy writes: never a routing key (see docs/routing.md, "Reward hacking across routes"). */
+const POLICY_FIELDS = new Set(["completion", "completion_ids", "completion_tokens"]);
 /** Top-level keys a routed spec may have besides `routes`. */
 const ENVELOPE = new Set(["name", "description", "routes", "advantage"]);
 
@@ -134,7 +136,10 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
   if (!isPlainObject(routesRaw)) at(["routes"], "expected a mapping {by: <field path>, <value>: <spec or spec file>, default?: <spec>}");
   else {
     if (typeof routesRaw.by !== "string" || routesRaw.by.trim() === "") at(["routes", "by"], routesRaw.by === undefined ? "required: the rollout field whose value picks the route, e.g. by: data_source" : "expected a dotted field path, e.g. data_source or metadata.rm_type");
-    else by = routesRaw.by;
+    else if (POLICY_FIELDS.has(routesRaw.by.split(".")[0]!)) {
+      // the route picks the judge: a field the policy writes would let it pick the most lenient one
+      at(["routes", "by"], `"${routesRaw.by}" is the policy's own output: a rollout must not choose its judge; route on a field of the dataset (data_source, metadata.*, labels.*)`);
+    } else by = routesRaw.by;
     const keys = Object.keys(routesRaw).filter((k) => !RESERVED.has(k));
     if (keys.length === 0) at(["routes"], "no route: name at least one value, e.g. math: {components: [...]}");
     // the default route last, so `routes` lists the named ones in the spec's order
