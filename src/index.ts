@@ -52,3 +52,12 @@ export type { RmEvaluation } from "./rm-eval/evaluate.js";
 export { readScored, runReportHtml } from "./report/run.js";
 export { probeReportHtml } from "./report/probe.js";
 export { rmReportHtml } from "./report/rm.js";
+
+// routed specs: one spec, a sub-spec per value of a rollout field (docs/routing.md)
+export { loadAnySpec, parseAnySpec, isRoutedSpec, chooseRoute, DEFAULT_ROUTE } from "./spec/routes.js";
+export type { RoutedSpec, PlainRoutedSpec, RouteChoice } from "./spec/routes.js";
+export { createRoutedScorer, scoreRoutedBatch, isRoutedScorer } from "./engine/routes.js";
+export type { RoutedScorer, RoutedBatchScore, RouteProblem } from "./engine/routes.js";
+export { scoreRoutedFile } from "./engine/routes-file.js";
+export type { RoutedSummary } from "./engine/routes-file.js";
+export { formatRoutedSummary } from "./diagnostics/routes.js";

@@ -186,7 +186,7 @@ function choose(n: number, k: number): number {
 }
 
 /** pass^k per k over the groups of `gi`; `undefined` when no group has 2 or more rollouts. */
-function passHatKOf(gi: ReturnType<typeof buildGroupIndex>, passed: readonly boolean[]): Record<string, number> | undefined {
+export function passHatKOf(gi: ReturnType<typeof buildGroupIndex>, passed: readonly boolean[]): Record<string, number> | undefined {
   const sizes: Array<{ n: number; c: number }> = [];
   let maxN = 0;
   for (let g = 0; g < gi.count; g++) {

@@ -4,6 +4,7 @@ import { Admission } from "./admission.js";
 import { BodyBudget } from "./limits.js";
 import { Counter, Gauge, Histogram, Registry } from "./metrics.js";
 import type { ServerOptions } from "./options.js";
+import type { RoutedServing } from "./routes.js";
 
 /** Everything a route handler needs: the spec, its scorer, the limits, admission and metrics. */
 export interface ServerContext {
@@ -18,6 +19,8 @@ export interface ServerContext {
   draining: boolean;
   /** Set once the "scheduled spec, request without a step" warning has been written (it is written once). */
   stepWarned?: boolean;
+  /** A routed spec's routes (src/server/routes.ts); `spec` is then the routed spec's envelope (name, hash). */
+  routed?: RoutedServing;
 }
 
 export interface ServerMetrics {

@@ -7,6 +7,10 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { createScorer } from "../engine/scorer.js";
+import { createRoutedScorer } from "../engine/routes.js";
+import { isRoutedSpec } from "../spec/routes.js";
+import type { RoutedSpec } from "../spec/routes.js";
+import { envelopeSpec, routeContexts, scorerFace } from "./routes.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { createApp, routeLabel } from "./app.js";
 import { isLoopbackHost } from "./guard.js";
@@ -57,7 +61,7 @@ function abortLogger(write: (line: string) => void = (l) => process.stderr.write
  * unless `insecure` is set; rejects with the listen error (`EADDRINUSE`, `EACCES` …) when the port cannot be
  * bound, after closing the worker pool.
  */
-export async function startServer(spec: CompiledSpec, opts: Partial<ServerOptions> = {}): Promise<RunningServer> {
+export async function startServer(served: CompiledSpec | RoutedSpec, opts: Partial<ServerOptions> = {}): Promise<RunningServer> {
   const options = resolveOptions(opts);
   if (!isLoopbackHost(options.host) && options.token === undefined && !options.insecure) {
     throw new Error(
@@ -65,11 +69,16 @@ export async function startServer(spec: CompiledSpec, opts: Partial<ServerOption
         "Set REWARDKIT_TOKEN (or --token-file), bind 127.0.0.1, or pass --insecure to serve it open anyway",
     );
   }
-  const scorer = createScorer(spec, {
+  const scorerOptions = {
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
-  });
+  };
+  // a routed spec: one scorer per route behind one server (src/server/routes.ts)
+  const routedScorer = isRoutedSpec(served) ? createRoutedScorer(served, scorerOptions) : undefined;
+  const spec = isRoutedSpec(served) ? envelopeSpec(served) : served;
+  const scorer = routedScorer ? scorerFace(routedScorer, spec) : createScorer(spec, scorerOptions);
   const ctx = createContext(spec, scorer, options);
+  if (routedScorer) ctx.routed = { spec: served as RoutedSpec, scorer: routedScorer, routes: routeContexts(ctx, routedScorer) };
   const app = createApp(ctx);
   let active = 0;
   let cut = false; // the drain deadline passed and connections were closed on purpose

@@ -19,6 +19,7 @@ import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
 import { scoreRollouts } from "./score.js";
 import { noteMissingStep, requestStep } from "./step.js";
+import { routedScoreResponse, routedSpecBody } from "./routes.js";
 
 /** Per-rollout problem as it appears in a result entry. */
 export interface RolloutError {
@@ -91,6 +92,7 @@ export function scoreHandler(ctx: ServerContext) {
     const refused = admit(ctx, c, valid.length);
     if (refused) return refused;
     noteMissingStep(ctx, "/v1/score", valid.filter((p) => p.rollout.step === undefined).length, valid.length);
+    if (ctx.routed) return routedScoreResponse(ctx, c, parsed, details as boolean | undefined, t0);
     const batch = await scoreRollouts(
       ctx,
       valid.map((p) => p.rollout),
@@ -118,6 +120,7 @@ export function scoreHandler(ctx: ServerContext) {
  */
 export function advantagesHandler(ctx: ServerContext) {
   return async (c: Context): Promise<Response> => {
+    if (ctx.routed) return errorResponse(c, 400, "bad_request", "this server routes rollouts to several specs, each with its own estimator: /v1/score returns each rollout's advantage from its route; /v1/advantages takes a single spec (serve a route's spec on its own)");
     const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);
@@ -163,7 +166,8 @@ export function specHandler(ctx: ServerContext) {
     name: ctx.spec.name,
     hash: ctx.spec.hash,
     components: ctx.spec.components.map((c) => c.name),
-    spec: ctx.spec.plain,
+    spec: ctx.spec.plain as unknown,
+    ...(ctx.routed ? routedSpecBody(ctx) : {}),
     limits: { max_body_bytes: o.maxBodyBytes, max_rollouts: o.maxRollouts, max_queue: o.maxQueue, rollout_timeout_ms: o.rolloutTimeoutMs },
     protocol: "rewardkit/v1",
   };

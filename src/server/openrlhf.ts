@@ -14,6 +14,7 @@ import { errorResponse, isObject, readJson } from "./http.js";
 import { admit } from "./native.js";
 import { scoreRollouts } from "./score.js";
 import { noteMissingStep, requestStep } from "./step.js";
+import { routedGetReward } from "./routes.js";
 
 /**
  * End-of-turn, end-of-sequence and padding tokens of common chat templates. The response is cut at the first
@@ -251,6 +252,7 @@ export function getRewardHandler(ctx: ServerContext) {
     if (refused) return refused;
     if (empty.length > 0) warn(empty.length, rollouts.length, empty[0]!);
     if (step.step === undefined) noteMissingStep(ctx, "/get_reward", rollouts.length, rollouts.length);
+    if (ctx.routed) return routedGetReward(ctx, c, rollouts);
     const batch = await scoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length));
     const rewards = batch.scores.map((s) => s.reward ?? 0);
     const extra: Record<string, number[]> = {};

@@ -12,7 +12,7 @@ import type { CompiledSpec } from "./types.js";
  * Finds the source position of `path` in the document: the key of a map entry (so `weight: heavy` points at
  * `weight`), else the node itself, else its deepest existing parent.
  */
-function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { line?: number; col?: number } {
+export function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { line?: number; col?: number } {
   for (let k = path.length; k >= 0; k--) {
     const parent = k === 0 ? undefined : k === 1 ? doc.contents : doc.getIn(path.slice(0, k - 1) as (string | number)[], true);
     const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[k - 1]) : undefined;
@@ -26,7 +26,7 @@ function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { line?: n
 }
 
 /** Throws a located SpecError when `text` is not strict JSON. */
-function strictJson(text: string, file: string): void {
+export function strictJson(text: string, file: string): void {
   try {
     JSON.parse(text);
   } catch (e) {
@@ -41,7 +41,7 @@ function strictJson(text: string, file: string): void {
 }
 
 /** Component options naming a file (`templateFile`) are relative to the spec: made absolute here, before validation reads them. */
-function resolveFileOptions(data: unknown, file: string): void {
+export function resolveFileOptions(data: unknown, file: string): void {
   const components = (data as { components?: unknown } | null)?.components;
   if (!Array.isArray(components)) return;
   for (const c of components) {
@@ -70,6 +70,10 @@ export function parseSpec(text: string, file: string): CompiledSpec {
     );
   }
   const data: unknown = doc.toJS();
+  if (data !== null && typeof data === "object" && "routes" in data) {
+    // a routed spec is several specs: src/spec/routes.ts compiles it (loadAnySpec); this entry point takes one
+    throw new SpecError([{ file, ...locate(doc, lc, ["routes"]), path: "routes", message: "this spec routes rollouts to sub-specs: score it with rewardkit score / serve / check, or load it with loadAnySpec (this command takes a single spec)" }]);
+  }
   resolveFileOptions(data, file);
   const result = compileSpec(data, basename(file, extname(file)));
   if ("spec" in result) return result.spec;

@@ -1,8 +1,11 @@
+import { relative } from "node:path";
 import type { Command } from "commander";
 import { ScheduleRuntime } from "../../schedule/runtime.js";
-import { loadSpec } from "../../spec/load.js";
+import { isRoutedSpec, loadAnySpec } from "../../spec/routes.js";
+import type { RoutedSpec } from "../../spec/routes.js";
 import type { CompiledSpec } from "../../spec/types.js";
 import { table } from "../../diagnostics/format.js";
+import { UserError } from "../../core/errors.js";
 import { parseSteps, readStateFile } from "../state.js";
 
 /** Formats a number for tables: up to 6 significant decimals, no binary noise. */
@@ -54,6 +57,27 @@ export function describeSpec(spec: CompiledSpec): string {
   return lines.join("\n");
 }
 
+/** Human-readable description of a routed spec: the routing rule, then each route as {@link describeSpec} shows it. */
+export function describeRoutedSpec(r: RoutedSpec): string {
+  const named = [...r.routes.keys()].filter((k) => k !== "default");
+  const lines = [`spec ${r.name} (hash ${r.hash}): routes by ${r.by}`];
+  const rows = [["route", "spec", "components", "estimator", "from"]];
+  for (const [key, s] of r.routes) rows.push([key === "default" ? "default (any other value)" : key, s.name, s.components.map((c) => c.name).join(", "), s.advantage.estimator.name, r.files[key] !== undefined ? relative(process.cwd(), r.files[key]) : "inline"]);
+  lines.push(table(rows));
+  lines.push(
+    r.routes.has("default")
+      ? `a rollout whose ${r.by} is none of ${named.join(", ")} (or missing) is scored by the default route`
+      : `a rollout whose ${r.by} is none of ${named.join(", ")} (or missing) is skipped and reported, never scored`,
+  );
+  lines.push(
+    r.advantage
+      ? `advantages: ONE ${r.advantage.estimator.name} ${JSON.stringify(r.advantage.options)} over the whole mixed batch (batch statistics span every route; the routes' own advantage blocks are not used)`
+      : "advantages: each route's estimator over that route's rollouts (group statistics per group; batch statistics per route); a group must not span routes",
+  );
+  for (const [key, s] of r.routes) lines.push("", `route ${key}: ${describeSpec(s).replace(/\n/g, "\n  ")}`);
+  return lines.join("\n");
+}
+
 /**
  * Values of every scheduled option at each step: `{steps, values: {"components.<name>.<option>": [...]}}`.
  * A performance schedule shows its start value, or with a state the values it moved to.
@@ -80,7 +104,13 @@ export function registerCheck(program: Command): void {
     .option("--steps <list>", "print every scheduled option's value at these steps, e.g. 0,50,100")
     .option("--state <file>", "performance-schedule state to show values from (as saved by score --state)")
     .action((path: string, o: CheckOpts) => {
-      const spec = loadSpec(path);
+      const any = loadAnySpec(path);
+      if (isRoutedSpec(any)) {
+        if (o.steps !== undefined) throw new UserError("--steps: a routed spec's schedules are per route; check a route's own spec file with --steps");
+        process.stdout.write(o.json ? JSON.stringify({ ...any.plain, hash: any.hash }, null, 2) + "\n" : describeRoutedSpec(any) + "\n");
+        return;
+      }
+      const spec = any;
       if (o.steps !== undefined) {
         const steps = parseSteps(o.steps);
         const state = o.state !== undefined ? readStateFile(o.state) : undefined;

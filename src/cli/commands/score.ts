@@ -6,7 +6,10 @@ import { parseFieldMap } from "../../io/fields.js";
 import { OutputSet } from "../../io/output.js";
 import { writeFileSync } from "node:fs";
 import { formatProblem } from "../../spec/errors.js";
-import { loadSpec } from "../../spec/load.js";
+import { isRoutedSpec, loadAnySpec } from "../../spec/routes.js";
+import { scoreRoutedFile } from "../../engine/routes-file.js";
+import { formatRoutedSummary } from "../../diagnostics/routes.js";
+import type { RoutedSummary } from "../../engine/routes-file.js";
 import { createProgress } from "../progress.js";
 import { UserError } from "../../core/errors.js";
 import { whileInterruptible } from "../interrupt.js";
@@ -50,7 +53,7 @@ export function registerScore(program: Command): void {
     .option("-q, --quiet", "no progress bar, no summary table")
     .action(async (input: string, o: ScoreOpts) => {
       if (o.report && (o.output === undefined || o.output === "-")) throw new UserError("--report needs -o <file>: the report reads the scored rollouts back");
-      const spec = loadSpec(o.spec);
+      const spec = loadAnySpec(o.spec);
       let problems = 0;
       const scheduleState = o.state !== undefined ? readStateFile(o.state) : undefined;
       const progress = createProgress("scoring", !o.quiet);
@@ -63,7 +66,8 @@ export function registerScore(program: Command): void {
       try {
         summary = await whileInterruptible(
           async (finished) => {
-            const s = await scoreFile(spec, {
+            const run = (opts: Parameters<typeof scoreFile>[1]): Promise<Summary> => (isRoutedSpec(spec) ? scoreRoutedFile(spec, opts) : scoreFile(spec, opts));
+            const s = await run({
               ...(scheduleState ? { scheduleState } : {}),
               input,
               ...(o.output !== undefined ? { output: o.output } : {}),
@@ -102,7 +106,7 @@ export function registerScore(program: Command): void {
       if (!o.quiet) {
         // The table goes to stdout only when stdout does not carry the scored JSONL.
         const toStdout = o.output !== undefined && o.output !== "-";
-        (toStdout ? process.stdout : process.stderr).write(formatSummary(summary) + "\n");
+        (toStdout ? process.stdout : process.stderr).write(("routes" in summary ? formatRoutedSummary(summary as RoutedSummary) : formatSummary(summary)) + "\n");
       }
       for (const w of summary.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
       if (o.report) writeCreating(o.report, runReportHtml(await readScored(o.output!), summary));

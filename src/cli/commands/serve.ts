@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option } from "commander";
 import { startServer } from "../../server/index.js";
 import { isLoopbackHost } from "../../server/guard.js";
 import { SERVER_DEFAULTS } from "../../server/index.js";
-import { loadSpec } from "../../spec/load.js";
+import { loadAnySpec } from "../../spec/routes.js";
 import { UsageError } from "../errors.js";
 import { collect, countOption, intOption } from "../options.js";
 
@@ -74,7 +74,7 @@ export function registerServe(program: Command): void {
     .option("--cache-size <n>", "verdict cache capacity (component verdicts; 0 disables it)", countOption)
     .action(async (o: ServeFlags) => {
       if (o.token !== undefined) throw new UsageError("--token: a token on the command line is visible to every local user (ps, /proc/<pid>/cmdline); set REWARDKIT_TOKEN or use --token-file <file>");
-      const spec = loadSpec(o.spec);
+      const spec = loadAnySpec(o.spec);
       const token = readToken(o.tokenFile) ?? (process.env.REWARDKIT_TOKEN || undefined);
       let server;
       try {
