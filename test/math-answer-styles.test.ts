@@ -35,6 +35,7 @@ const KINDS: Case[] = [
   ["answer after the reasoning", "so the total is 8.</think>\nThe final answer is 9", "9", 1],
   ["answer after the reasoning", "so the total is 9.</think>\nThe final answer is 8", "9", 0],
   ["answer only inside the reasoning, prose after it", "The final answer is 9</think>\nI hope this helps.", "9", 0],
+  ["answer only inside a complete reasoning block", "<think>The final answer is 9</think>", "9", 0],
   ["anchor inside an anchor", "The final answer is #### 250", "250", 1],
   ["stated answer beats an earlier value", "She spends $12$ on lunch and $8$ on dinner.\nA: 20", "12", 0],
   ["stated answer beats an earlier value", "\\boxed{14} was my first guess. Checking again, the final answer is 16.", "16", 1],

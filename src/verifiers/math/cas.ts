@@ -18,7 +18,7 @@
  */
 import type * as CE from "@cortex-js/compute-engine";
 import type { ComputeEngine, Expression } from "@cortex-js/compute-engine";
-import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
+import { decimalBound, NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
 import { prng } from "../../core/prng.js";
 
 type CeModule = typeof CE;
@@ -248,14 +248,14 @@ function at(e: Expression, p: Record<string, number>): [number, number] {
  *
  * Order: parse (Error → `parse_error`); symbolic difference simplifies to 0 → equal (`cas`);
  * without free variables, a 50-digit numeric difference (|a−b| ≤ 1e-25·max(|a|,|b|) → equal,
- * > 1e-12 → not equal; when `goldDecimal`, |a−b| ≤ relTol·|a| → equal); with free variables,
+ * > 1e-12 → not equal; when `goldPlaces` (a decimal gold), |a−b| within {@link decimalBound} → equal); with free variables,
  * `expand(a−b) = 0` → equal, else numeric sampling at `samplePoints` seeded points (all finite points
  * agree within `sampleTol` and ≥ 2 are finite → equal via `sampling`; one finite disagreement → not
  * equal); anything else → `undecidable`.
  *
  * @throws NeedCas when the engine is not loaded yet.
  */
-export function casCompare(gold: string, pred: string, goldDecimal: boolean, settings: CompareSettings): Verdict {
+export function casCompare(gold: string, pred: string, goldPlaces: number | null, settings: CompareSettings): Verdict {
   if (tooHeavy(gold) || tooHeavy(pred)) return { outcome: "undecidable", method: "cas" };
   const a = casParse(gold);
   const b = casParse(pred);
@@ -272,7 +272,7 @@ export function casCompare(gold: string, pred: string, goldDecimal: boolean, set
       const ld = log10Abs(diff.N());
       if (Number.isNaN(la) || Number.isNaN(lb) || Number.isNaN(ld)) return { outcome: "undecidable", method: "cas" };
       const scale = Math.max(la, lb);
-      if (goldDecimal && ld <= Math.log10(settings.relTol) + la) return { outcome: true, method: "cas" };
+      if (goldPlaces !== null && ld <= Math.log10(decimalBound(10 ** la, goldPlaces, settings.relTol))) return { outcome: true, method: "cas" };
       if (ld === -Infinity || ld - scale <= -25) return { outcome: true, method: "cas" };
       if (ld - scale > -12) return { outcome: false, method: "cas" };
       return { outcome: "undecidable", method: "cas" };

@@ -13,6 +13,7 @@
 import { casCompare, casCompareEquations } from "./cas.js";
 import { absoluteInequality, assignmentTuples, matrixArithmetic } from "./shapes.js";
 import { fastEval, ratEq, ratToNumber, rat, type FastResult, type Rational } from "./fast.js";
+import { decimalBound, decimalPlaces } from "./verdict.js";
 import type { CompareSettings, Outcome, Verdict } from "./verdict.js";
 
 /** A parsed answer shape. */
@@ -287,7 +288,7 @@ function candidates(v: Rational, pct: boolean, settings: CompareSettings): Ratio
   return [v, { n: v.n, d: v.d * 100n }].map((r) => rat(r.n, r.d));
 }
 
-function fastCompare(g: FastResult, p: FastResult, gp: boolean, pp: boolean, settings: CompareSettings): Outcome {
+function fastCompare(g: FastResult, p: FastResult, gp: boolean, pp: boolean, settings: CompareSettings, places: number): Outcome {
   if (g.kind !== "ok" || p.kind !== "ok") return "undecidable";
   const gs = candidates(g.value, gp, settings);
   const ps = candidates(p.value, pp, settings);
@@ -295,12 +296,16 @@ function fastCompare(g: FastResult, p: FastResult, gp: boolean, pp: boolean, set
   // A decimal reference is an approximation only against a non-decimal exact prediction (3.14 vs 22/7),
   // never against another decimal (13.18 vs 13.183 is wrong).
   if (g.decimal && !p.decimal) {
-    for (const a of gs)
+    let found = false;
+    gs.forEach((a, i) => {
       for (const b of ps) {
         const x = ratToNumber(a);
         const y = ratToNumber(b);
-        if (Math.abs(x - y) <= settings.relTol * Math.abs(x)) return true;
+        // the second candidate is the percent read as a fraction: two more places
+        if (Math.abs(x - y) <= decimalBound(x, places + 2 * i, settings.relTol)) found = true;
       }
+    });
+    if (found) return true;
   }
   return false;
 }
@@ -368,15 +373,16 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
   const gf = fastEval(g.s, settings.maxBits);
   const pf = fastEval(p.s, settings.maxBits);
   if (gf.kind === "too-big" || pf.kind === "too-big") return { outcome: "undecidable", method: "fast" };
-  if (gf.kind === "ok" && pf.kind === "ok") return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings), method: "fast" };
+  if (gf.kind === "ok" && pf.kind === "ok") return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings, decimalPlaces(g.s)), method: "fast" };
   // CAS (percent becomes a division by 100 on the percent side, per the percent policy).
-  const goldDecimal = DECIMAL_RE.test(gold) && !DECIMAL_RE.test(pred);
+  const goldPlaces = DECIMAL_RE.test(gold) && !DECIMAL_RE.test(pred) ? decimalPlaces(g.s) : null;
   const variants = (x: { s: string; pct: boolean }) =>
     x.pct && settings.percent === "equal-fraction" ? [x.s, `\\frac{${x.s}}{100}`] : [x.s];
   let best: Verdict | undefined;
-  for (const a of variants(g))
+  const golds = variants(g);
+  for (let i = 0; i < golds.length; i++)
     for (const b of variants(p)) {
-      const v = casCompare(a, b, goldDecimal, settings);
+      const v = casCompare(golds[i]!, b, goldPlaces === null ? null : goldPlaces + 2 * i, settings);
       if (v.outcome === true) return v;
       if (best === undefined || (best.outcome === false && v.outcome !== false)) best = v;
     }

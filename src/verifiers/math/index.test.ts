@@ -280,6 +280,16 @@ describe("verifyMath: statuses, options, references", () => {
     expect((await verifyMath(box("\\frac{22}{7}"), "3.14", { relTol: 1e-3 })).score).toBe(1);
     expect((await verifyMath(box("3.14"), "\\frac{22}{7}", { relTol: 0.1 })).score).toBe(0);
   });
+  it("a decimal gold is never looser than half a unit in its last place (red team: 1001 passed 1000.0)", async () => {
+    expect((await verifyMath(box("1001"), "1000.0")).score).toBe(0); // relTol alone allowed ±1
+    expect((await verifyMath(box("\\frac{2001}{2}"), "1000.0")).score).toBe(0);
+    expect((await verifyMath(box("\\frac{145}{2}+\\frac{1}{20}"), "72.5")).score).toBe(0); // 72.55: the half unit is exclusive
+    expect((await verifyMath(box("1000"), "1000.0")).score).toBe(1);
+    expect((await verifyMath(box("\\frac{22}{7}"), "3.14")).score).toBe(1); // |Δ| 0.0029 ≤ min(0.00314, 0.005)
+    expect((await verifyMath(box("\\pi"), "3.14")).score).toBe(1); // through the CAS
+    expect((await verifyMath(box("\\pi + 0.04"), "3.18")).score).toBe(1);
+    expect((await verifyMath(box("\\pi"), "3.2")).score).toBe(0);
+  });
   it("methods: fast for rationals, cas for symbolic numbers, sampling for identities CAS cannot close", async () => {
     expect((await verifyMath(box("0.5"), "\\frac{1}{2}")).details?.method).toBe("fast");
     expect((await verifyMath(box("\\sqrt{117}"), "3\\sqrt{13}")).details?.method).toBe("cas");

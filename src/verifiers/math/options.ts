@@ -25,8 +25,8 @@ import { STYLE_NAMES } from "./styles.js";
  * - `percent`: `equal-fraction` (default) makes `50\%` equal to `0.5` as well as to `50`; `strict`
  *   makes it equal only to `50`/`50\%` (the sign is read as a unit).
  * - `relTol`: relative tolerance used ONLY when the reference is a decimal literal (`3.14`) and the
- *   prediction an exact non-decimal value (`\pi`, `22/7`); default 1e-3. Never used between two exact
- *   values or two decimals.
+ *   prediction an exact non-decimal value (`\pi`, `22/7`); default 1e-3, and never looser than half a unit in
+ *   the gold's last stated place (`1000.0` does not accept 1001). Never used between two exact values or two decimals.
  * - `sampleTol`: relative tolerance of numeric sampling for expressions with free variables (1e-9).
  * - `samplePoints`: number of seeded random points (6); `seed`: the PRNG seed.
  * - `maxBits`: bound on the size (bits) of any exact intermediate in the fast path (32 768); larger

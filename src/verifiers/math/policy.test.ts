@@ -55,9 +55,11 @@ describe("extraction policy", () => {
     expect(afterThink("<think>\\boxed{4}</think> So 4.")).toBe(" So 4.");
     expect(afterThink("<think>never closed \\boxed{4}")).toBeNull();
     expect(afterThink("plain \\boxed{4}")).toBe("plain \\boxed{4}");
-    // nothing after the reasoning: its own text is the answer region (the only answer given)
-    expect(afterThink("<think>so \\boxed{4}</think>\n<|im_end|>")).toBe("<think>so \\boxed{4}");
+    // a lone closing tag with nothing after it: the text before it is the answer region (the only answer given)
     expect(afterThink("so 4</think>  ")).toBe("so 4");
+    expect(afterThink("so \\boxed{4}</think>\n<|im_end|>")).toBe("so \\boxed{4}");
+    // a complete block with nothing after it: the answer is hidden in the reasoning, no answer region
+    expect(afterThink("<think>so \\boxed{4}</think>\n<|im_end|>")).toBe("\n<|im_end|>");
     const inside = "<think>so \\boxed{4}</think>I am not sure.";
     expect((await verifyMath(inside, "4", { answerAfterThink: false })).score).toBe(1); // false: anywhere
     expect(await verifyMath(inside, "4")).toMatchObject({ score: null, reason: "no_answer" }); // default true
