@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
 import type { ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
-import { LENGTH_READS, lengthUnitOptions, measureLength } from "./measure.js";
+import { LENGTH_READS, lengthUnitOptions, measureLength, correctnessOf } from "./measure.js";
 import type { MeasuredLength } from "./measure.js";
 
 const options = z
@@ -48,8 +48,9 @@ interface Member extends MeasuredLength {
 
 /**
  * `cosine-length`: Yeo et al.'s cosine length reward; correctness from another component (`correctness: accuracy`),
- * read at composition's group stage. An unscorable correctness component makes this one unscorable
- * (`dependency_unscorable`), as TRL skips an example whose gold answer does not parse.
+ * read at composition's group stage. An answer the correctness component cannot read or decide counts as wrong
+ * ({@link correctnessOf}); only an unreadable reference makes this one unscorable (`dependency_unscorable`), as TRL
+ * skips an example whose gold answer does not parse.
  */
 export const cosineLengthVerifier: VerifierDefinition<CosineLengthOptions> = {
   type: "cosine-length",
@@ -68,8 +69,7 @@ export const cosineLengthVerifier: VerifierDefinition<CosineLengthOptions> = {
     const threshold = ctx.passThresholds[dep]!;
     return {
       member({ completion, rollout }, results): Member {
-        const s = results[dep]!.score;
-        return { ...measureLength(completion, rollout, o), correct: s === null ? null : s >= threshold };
+        return { ...measureLength(completion, rollout, o), correct: correctnessOf(results[dep]!, threshold) };
       },
       score(members: readonly Member[]): ComponentResult[] {
         return members.map((m) => {

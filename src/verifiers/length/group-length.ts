@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
 import type { ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
-import { LENGTH_READS, lengthUnitOptions, measureLength } from "./measure.js";
+import { LENGTH_READS, lengthUnitOptions, measureLength, correctnessOf } from "./measure.js";
 import type { MeasuredLength } from "./measure.js";
 
 const options = z.strictObject({
@@ -41,8 +41,9 @@ interface Member extends MeasuredLength {
 
 /**
  * `group-length`: Kimi k1.5's group-relative length reward, scored at composition's group stage over the rollouts of
- * each group (prompt). A rollout whose correctness component is unscorable is unscorable here and takes no part in
- * its group's min/max (open-r1 counts an unparseable gold as correct instead).
+ * each group (prompt). An answer the correctness component cannot read or decide counts as wrong
+ * ({@link correctnessOf}); a rollout whose reference cannot be read is unscorable here and takes no part in its group's
+ * min/max (open-r1 counts an unparseable gold as correct instead).
  */
 export const groupLengthVerifier: VerifierDefinition<GroupLengthOptions> = {
   type: "group-length",
@@ -61,8 +62,7 @@ export const groupLengthVerifier: VerifierDefinition<GroupLengthOptions> = {
     const threshold = ctx.passThresholds[dep]!;
     return {
       member({ completion, rollout }, results): Member {
-        const s = results[dep]!.score;
-        return { ...measureLength(completion, rollout, o), correct: s === null ? null : s >= threshold };
+        return { ...measureLength(completion, rollout, o), correct: correctnessOf(results[dep]!, threshold) };
       },
       score(members: readonly Member[]): ComponentResult[] {
         const known = members.filter((m) => m.correct !== null);

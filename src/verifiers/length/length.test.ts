@@ -43,6 +43,22 @@ describe("cosine-length (Yeo et al. 2025; TRL _CosineScaledReward)", () => {
     expect(n).toBe(84);
   });
 
+  it("an answer the correctness component cannot read counts as wrong, never escapes the wrong curve (red team)", async () => {
+    const yaml = `components:\n  - {name: acc, type: math, weight: 0}\n  - {name: cos, type: cosine-length, correctness: acc, maxLength: 100}\n  - {name: len, type: group-length, correctness: acc}`;
+    const ids = Array(50).fill(1);
+    const s = await scoreAll(yaml, [
+      rollout({ id: "wrong", completion: "\\boxed{73}", reference: "72", completion_ids: ids }),
+      rollout({ id: "refuse", completion: "I don't know.", reference: "72", completion_ids: ids }),
+      rollout({ id: "hedge", completion: "\\boxed{72 \\text{ or } 73}", reference: "72", completion_ids: ids }),
+      rollout({ id: "right", completion: "\\boxed{72}", reference: "72", completion_ids: Array(10).fill(1) }),
+    ]);
+    expect(s[1]!.results[0]!.status).toBe("unscorable"); // no_answer
+    // cosine: 50 of 100 tokens → −0.75 for each of the three that are not right, as TRL's wrong curve
+    expect(s.map((x) => x.results[1]!.score)).toEqual([-0.75, -0.75, -0.75, expect.closeTo(0.5 + 0.25 * (1 + Math.cos(0.1 * Math.PI)), 12)]);
+    // group-length: the refusal and the hedge are wrong answers of the longest length (min(0, 0.5 − 1) = −0.5)
+    expect(s.map((x) => x.results[2]!.score)).toEqual([-0.5, -0.5, -0.5, 0.5]);
+  });
+
   it("TRL's docstring example through a spec: 50 of 100 tokens → 0.75 correct, −0.75 wrong; correctness unscorable → unscorable", async () => {
     const yaml = `components:\n  - {name: acc, type: exact, weight: 0}\n  - {name: cos, type: cosine-length, correctness: acc, maxLength: 100}`;
     const s = await scoreAll(yaml, [

@@ -33,3 +33,19 @@ export function measureLength(completion: string, rollout: Rollout, o: { unit: "
   if (Array.isArray(ids)) return { length: ids.length, source: "completion_ids" };
   return { length: Math.ceil(completion.length / o.charsPerToken), source: "approx_chars_per_token" };
 }
+
+/** Unscorable reasons that come from the reference, not the completion: the gold cannot be read. */
+const REFERENCE_SIDE: ReadonlySet<string> = new Set(["no_reference", "invalid_reference"]);
+
+/**
+ * Correctness of a rollout for the length rewards, from its correctness component's verdict: passed (score ≥ the
+ * component's pass threshold) or not; `null` only when the *reference* cannot be read (`no_reference`,
+ * `invalid_reference`), as TRL skips an example whose gold does not parse. An answer the verifier cannot read or
+ * decide (`no_answer`, `parse_error`, `undecidable`, a timeout …) counts as **wrong**, as TRL counts an unparseable
+ * answer: otherwise refusing to answer, or hedging in a form the parser rejects, would escape the wrong-answer
+ * curve (cosine 0 instead of −1 … −0.5 — a red-team finding).
+ */
+export function correctnessOf(result: { score: number | null; reason?: string }, threshold: number): boolean | null {
+  if (result.score !== null) return result.score >= threshold;
+  return result.reason !== undefined && REFERENCE_SIDE.has(result.reason) ? null : false;
+}
