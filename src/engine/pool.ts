@@ -9,6 +9,8 @@ export interface WorkerComponent {
   index: number;
   type: string;
   options: Record<string, unknown>;
+  /** Absolute path of the plugin module that defines `type` (absent for built-ins): the worker loads it. */
+  module?: string;
 }
 
 /** Options of a component at a rollout's step when some are scheduled, and their cache key (their JSON). */

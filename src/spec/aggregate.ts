@@ -1,5 +1,6 @@
-import { aggregatorTypes, getAggregator } from "../compose/registry.js";
-import type { AggregateContext } from "../compose/types.js";
+import { aggregators } from "../compose/registry.js";
+import type { AggregateContext, AggregatorDefinition } from "../compose/types.js";
+import type { Registry } from "../core/registry.js";
 import type { CompiledAggregate, PlainSpec } from "./types.js";
 
 interface Issue {
@@ -14,11 +15,12 @@ interface Issue {
 export function compileAggregate(
   raw: string | ({ type: string } & Record<string, unknown>),
   ctx: AggregateContext,
+  registry: Registry<AggregatorDefinition> = aggregators,
 ): { aggregate: CompiledAggregate; plain: PlainSpec["aggregate"] } | { issues: Issue[] } {
   const { type, ...own } = typeof raw === "string" ? { type: raw } : raw;
   const at: PropertyKey[] = ["aggregate"];
-  const def = getAggregator(type);
-  if (!def) return { issues: [{ path: typeof raw === "string" ? at : [...at, "type"], message: `unknown aggregator "${type}"; known: ${aggregatorTypes().join(", ")}` }] };
+  const def = registry.get(type);
+  if (!def) return { issues: [{ path: typeof raw === "string" ? at : [...at, "type"], message: `unknown aggregator "${type}"; known: ${registry.names().join(", ")}` }] };
   const r = def.options.safeParse(own);
   if (!r.success) {
     return {

@@ -71,7 +71,7 @@ export function parseSpec(text: string, file: string): CompiledSpec {
   }
   const data: unknown = doc.toJS();
   resolveFileOptions(data, file);
-  const result = compileSpec(data, basename(file, extname(file)));
+  const result = compileSpec(data, basename(file, extname(file)), { baseDir: dirname(resolve(file)) });
   if ("spec" in result) return result.spec;
   const problems: Problem[] = result.issues.map((i: SpecIssue) => ({ file, ...locate(doc, lc, i.path), path: formatPath(i.path), message: i.message }));
   problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0)); // in reading order

@@ -1,4 +1,5 @@
-import { getSchedule, isScheduleObject, scheduleNames } from "../schedule/registry.js";
+import { isScheduleObject, schedules as builtinSchedules } from "../schedule/registry.js";
+import type { Registry } from "../core/registry.js";
 import type { ScheduleDefinition, ScheduledOption, ScheduleTarget } from "../schedule/types.js";
 import { UNSCHEDULABLE_KEYS } from "./schema.js";
 
@@ -21,7 +22,7 @@ export interface FoundSchedule {
  * place, so the rest of compile validates numbers as usual. Returns the rewritten document (the input is not
  * modified) and the schedules found, or the issues (paths into the document).
  */
-export function extractSchedules(data: unknown): { data: unknown; found: FoundSchedule[] } | { issues: Issue[] } {
+export function extractSchedules(data: unknown, registry: Registry<ScheduleDefinition> = builtinSchedules): { data: unknown; found: FoundSchedule[] } | { issues: Issue[] } {
   const comps = (data as { components?: unknown } | null)?.components;
   if (!Array.isArray(comps)) return { data, found: [] };
   const found: FoundSchedule[] = [];
@@ -37,9 +38,9 @@ export function extractSchedules(data: unknown): { data: unknown; found: FoundSc
         issues.push({ path, message: `${key} cannot be scheduled (schedules apply to numeric options: weight, passThreshold, type options)` });
         continue;
       }
-      const def = typeof v.schedule === "string" ? getSchedule(v.schedule) : undefined;
+      const def = typeof v.schedule === "string" ? registry.get(v.schedule) : undefined;
       if (!def) {
-        issues.push({ path: [...path, "schedule"], message: `unknown schedule "${String(v.schedule)}"; known: ${scheduleNames().join(", ")}` });
+        issues.push({ path: [...path, "schedule"], message: `unknown schedule "${String(v.schedule)}"; known: ${registry.names().join(", ")}` });
         continue;
       }
       const { schedule: _name, ...rest } = v;

@@ -25,6 +25,7 @@ function describeSchedules(spec: CompiledSpec): string[] {
 /** Human-readable description of what a compiled spec computes. */
 export function describeSpec(spec: CompiledSpec): string {
   const lines = [`spec ${spec.name} (hash ${spec.hash})`];
+  for (const p of spec.plugins) lines.push(`plugin ${p.path}: ${p.defines.join(", ") || "defines nothing"}`);
   const scheduled = new Set(spec.schedules.map((s) => `${s.component}.${s.key}`));
   const mark = (i: number, key: string, v: number) => `${num(v)}${scheduled.has(`${i}.${key}`) ? "*" : ""}`;
   const rows = [["component", "type", "weight", "pass ≥", "gate", "deadline", "runs in"]];
