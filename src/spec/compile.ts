@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { z } from "zod";
 import { presetNames, presetOptions } from "../advantage/presets.js";
 import { BUILTINS, withPlugins } from "../plugins/catalog.js";
 import type { Catalog, LoadedPlugin } from "../plugins/catalog.js";
@@ -7,26 +6,15 @@ import { graderToSpec, isGraderDocument } from "../openai/import.js";
 import { compileAggregate } from "./aggregate.js";
 import { compileSchedules, extractSchedules } from "./schedules.js";
 import { compileStages } from "./stages.js";
+import { validate } from "./issues.js";
+import type { Issue } from "./issues.js";
 import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
 import type { CompiledComponent, CompiledSpec, PlainSpec } from "./types.js";
 import type { EstimatorDefinition } from "../advantage/types.js";
 import type { VerifierDefinition } from "../verifiers/types.js";
 
 /** A validation issue with its path into the spec document. */
-export interface SpecIssue {
-  path: PropertyKey[];
-  message: string;
-}
-
-function zodIssues(error: z.ZodError, prefix: PropertyKey[] = []): SpecIssue[] {
-  return error.issues.map((i) => {
-    if (i.code === "unrecognized_keys") {
-      return { path: [...prefix, ...i.path, i.keys[0]!], message: `unknown option${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}` };
-    }
-    const m = /^Invalid input: expected (.+), received undefined$/.exec(i.message);
-    return { path: [...prefix, ...i.path], message: m ? `required (expected ${m[1]})` : i.message.replace(/^Invalid (input|option): /, "") };
-  });
-}
+export type SpecIssue = Issue;
 
 /** How {@link compileSpec} resolves what the spec names. */
 export interface CompileOptions {
@@ -71,17 +59,17 @@ function typeOptions(c: Record<string, unknown>, i: number, found: Found, issues
   }
   const raw: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(c)) if (!COMPONENT_BASE_KEYS.has(k)) raw[k] = v;
-  const opts = def.options.safeParse(raw);
-  if (!opts.success) {
-    issues.push(...zodIssues(opts.error, ["components", i]));
+  const opts = validate(def.options, raw, ["components", i]);
+  if ("issues" in opts) {
+    issues.push(...opts.issues);
     return undefined;
   }
   // A scheduled type option must be valid over its whole range, not only at step 0.
   for (const f of found) {
     if (f.component !== i || COMPONENT_BASE_KEYS.has(f.key)) continue;
     for (const v of f.def.extremes(f.params)) {
-      const r = def.options.safeParse({ ...raw, [f.key]: v });
-      if (!r.success) issues.push(...zodIssues(r.error, ["components", i]).map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
+      const r = validate(def.options, { ...raw, [f.key]: v }, ["components", i]);
+      if ("issues" in r) issues.push(...r.issues.map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
     }
   }
   return { def, options: opts.data as Record<string, unknown> };
@@ -100,9 +88,9 @@ function advantageBlock(adv: Record<string, unknown>, issues: SpecIssue[], catal
     issues.push({ path: ["advantage", "preset"], message: `no preset "${String(preset)}" for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
     return { est, options: {} };
   }
-  const r = est.options.safeParse({ ...(preset !== undefined ? presetOptions(est.name, preset as string) : {}), ...own });
-  if (!r.success) {
-    issues.push(...zodIssues(r.error, ["advantage"]));
+  const r = validate(est.options, { ...(preset !== undefined ? presetOptions(est.name, preset as string) : {}), ...own }, ["advantage"]);
+  if ("issues" in r) {
+    issues.push(...r.issues);
     return { est, options: {} };
   }
   return { est, options: r.data as Record<string, unknown> };
@@ -152,8 +140,8 @@ export function compileSpec(data: unknown, defaultName: string, options: Compile
   const { catalog } = loaded;
   const pre = extractSchedules(data, catalog.schedules);
   if ("issues" in pre) return pre;
-  const parsed = specSchema.safeParse(pre.data);
-  if (!parsed.success) return { issues: [...zodIssues(parsed.error), ...partIssues(pre.data, pre.found, catalog)] };
+  const parsed = validate(specSchema, pre.data, [], "key");
+  if ("issues" in parsed) return { issues: [...parsed.issues, ...partIssues(pre.data, pre.found, catalog)] };
   const s = parsed.data;
   const issues: SpecIssue[] = [];
   const names = new Map<string, number>();

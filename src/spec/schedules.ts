@@ -2,12 +2,9 @@ import { isScheduleObject, schedules as builtinSchedules } from "../schedule/reg
 import type { Registry } from "../core/registry.js";
 import type { ScheduleDefinition, ScheduledOption, ScheduleTarget } from "../schedule/types.js";
 import { UNSCHEDULABLE_KEYS } from "./schema.js";
+import { validate } from "./issues.js";
+import type { Issue } from "./issues.js";
 
-/** A validation issue with its path into the spec document. */
-interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
 
 /** A schedule found in the document, before component names are resolved. */
 export interface FoundSchedule {
@@ -44,16 +41,9 @@ export function extractSchedules(data: unknown, registry: Registry<ScheduleDefin
         continue;
       }
       const { schedule: _name, ...rest } = v;
-      const r = def.options.safeParse(rest);
-      if (!r.success) {
-        for (const e of r.error.issues) {
-          const extra = e.code === "unrecognized_keys" ? [e.keys[0]!] : [];
-          const m = /^Invalid input: expected (.+), received undefined$/.exec(e.message);
-          issues.push({
-            path: [...path, ...e.path, ...extra],
-            message: e.code === "unrecognized_keys" ? `unknown ${def.name} schedule option${e.keys.length > 1 ? "s" : ""} ${e.keys.map((k) => `"${k}"`).join(", ")}` : m ? `required (expected ${m[1]})` : e.message.replace(/^Invalid input: /, ""),
-          });
-        }
+      const r = validate(def.options, rest, path, `${def.name} schedule option`);
+      if ("issues" in r) {
+        issues.push(...r.issues);
         continue;
       }
       const params = r.data as Record<string, unknown>;
