@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { presetNames, presetOptions } from "../advantage/presets.js";
 import { BUILTINS, withPlugins } from "../plugins/catalog.js";
 import type { Catalog, LoadedPlugin } from "../plugins/catalog.js";
-import { graderToSpec, isGraderDocument } from "../openai/import.js";
+import { graderToSpec, isGraderDocument } from "./dialects/openai.js";
 import { compileAggregate } from "./aggregate.js";
 import { compileSchedules, extractSchedules } from "./schedules.js";
 import { compileStages } from "./stages.js";

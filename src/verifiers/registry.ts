@@ -21,7 +21,7 @@ import { fuzzyVerifier } from "./text/fuzzy.js";
 import { bleuVerifier } from "./text/bleu.js";
 import { rougeVerifiers } from "./text/rouge.js";
 import { iouVerifier } from "./geometry/iou.js";
-import { openaiGraderVerifier } from "../openai/grader-verifier.js";
+import { openaiGraderVerifier } from "./openai/grader.js";
 import { toolCallVerifier } from "./tools/tool-call.js";
 import { trajectoryVerifier } from "./tools/trajectory.js";
 import { createProcessVerifier } from "./process/index.js";
