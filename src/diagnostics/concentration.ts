@@ -1,5 +1,4 @@
 import type { ComponentResult } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
 import { buildGroupIndex } from "../advantage/groups.js";
 import { round6 } from "./stats.js";
 
@@ -138,7 +137,7 @@ export interface ComponentConcentration {
 export class ConcentrationCollector {
   private readonly tracked: Array<{ index: number; name: string; settings: ConcentrationSettings; scores: number[]; lengths: number[] }> = [];
 
-  constructor(spec: CompiledSpec) {
+  constructor(spec: { components: ReadonlyArray<{ name: string; type: string; options: Record<string, unknown> }> }) {
     spec.components.forEach((c, index) => {
       const settings = concentrationSettings(c.type, c.options);
       if (settings) this.tracked.push({ index, name: c.name, settings, scores: [], lengths: [] });

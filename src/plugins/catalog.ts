@@ -9,7 +9,8 @@ import type { ScheduleDefinition } from "../schedule/types.js";
 import { verifiers } from "../verifiers/registry.js";
 import type { VerifierDefinition } from "../verifiers/types.js";
 import { PLUGIN_KIND } from "./define.js";
-import type { PluginKind } from "./define.js";
+import type { LoadedPlugin, PluginKind } from "./define.js";
+export type { LoadedPlugin } from "./define.js";
 import { loadPluginFile } from "./load.js";
 
 /** Every name a spec can use: the built-in registries, plus its plugins' definitions. */
@@ -24,16 +25,6 @@ export interface Catalog {
 
 /** The built-ins only. */
 export const BUILTINS: Catalog = { verifiers, aggregators, estimators, schedules, verifierModule: () => undefined };
-
-/** A plugin module a spec loaded, for `rewardkit check`. */
-export interface LoadedPlugin {
-  /** The path as the spec writes it. */
-  path: string;
-  /** Absolute path. */
-  file: string;
-  /** What it defines: `verifier word-target`, `estimator my_est` … */
-  defines: string[];
-}
 
 /** A problem with one `plugins:` entry (its index in the list). */
 export interface PluginIssue {

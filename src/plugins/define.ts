@@ -13,6 +13,16 @@ export const PLUGIN_KIND: unique symbol = Symbol.for("rewardkit.plugin-kind") as
 /** The four kinds of definition a plugin module may export. */
 export type PluginKind = "verifier" | "aggregator" | "estimator" | "schedule";
 
+/** A plugin module a spec loaded, for `rewardkit check`. */
+export interface LoadedPlugin {
+  /** The path as the spec writes it. */
+  path: string;
+  /** Absolute path. */
+  file: string;
+  /** What it defines: `verifier word-target`, `estimator my_est` … */
+  defines: string[];
+}
+
 /** A definition made by one of the `define*` functions. */
 export type PluginDefinition =
   | (VerifierDefinition & { readonly [PLUGIN_KIND]: "verifier" })

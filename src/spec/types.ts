@@ -2,7 +2,7 @@ import type { EstimatorDefinition } from "../advantage/types.js";
 import type { Aggregator } from "../compose/types.js";
 import type { ScheduledOption } from "../schedule/types.js";
 import type { GroupStage, VerifierDefinition } from "../verifiers/types.js";
-import type { LoadedPlugin } from "../plugins/catalog.js";
+import type { LoadedPlugin } from "../plugins/define.js";
 
 /** A component ready to run: validated options and resolved verifier. */
 export interface CompiledComponent {

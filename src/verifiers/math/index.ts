@@ -13,7 +13,7 @@ import { BoundedCache } from "./cache.js";
 import { casRewind, loadCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
 import { afterThink, allBoxed, extractAnswer, stripDelimiters } from "./extract.js";
-import { splitTop } from "./compare.js";
+import { splitTop } from "./split.js";
 import { normalizeAnswer, unitDimension, type Normalized } from "./normalize.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
 import { ANSWER_STYLES } from "./styles.js";
