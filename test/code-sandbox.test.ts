@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ComponentResult, Rollout } from "../src/core/types.js";
+import type { ComponentResult } from "../src/core/types.js";
 import { probeBwrap } from "../src/sandbox/local.js";
 import { codeVerifier } from "../src/verifiers/code/index.js";
 import { ROOT, tmp } from "./helpers.js";
@@ -23,7 +23,7 @@ const DEADLINE_MS = RUN_MS + 1000 + 1500;
 async function run(code: string, expected: unknown = "contained"): Promise<{ r: ComponentResult; ms: number }> {
   const started = performance.now();
   const reference = { kind: "call", entryPoint: "f", cases: [{ input: [1], output: expected }] };
-  const r = await verify({ completion: "```python\n" + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+  const r = await verify({ completion: "```python\n" + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } });
   return { r, ms: performance.now() - started };
 }
 

@@ -36,7 +36,7 @@ export interface ConcentrationSettings {
 /** Reads the settings from a compiled component; `undefined` for components that are not `likelihood`. */
 export function concentrationSettings(type: string, options: Record<string, unknown>): ConcentrationSettings | undefined {
   if (type !== "likelihood") return undefined;
-  const num = (k: string): number | undefined => (typeof options[k] === "number" ? (options[k] as number) : undefined);
+  const num = (k: string): number | undefined => (typeof options[k] === "number" ? (options[k]) : undefined);
   const probability = options.form === "mean-prob" || options.form === "seq-prob";
   const s: ConcentrationSettings = {
     maxStd: num("collapseStd") ?? (probability ? 0.01 : 0.05),
@@ -160,8 +160,8 @@ export class ConcentrationCollector {
       const len = r?.details?.traceLength;
       const before = r?.details?.unpenalizedScore ?? r?.details?.filteredScore ?? r?.score;
       const ok = r !== undefined && typeof before === "number" && typeof len === "number";
-      t.scores.push(ok ? (before as number) : NaN);
-      t.lengths.push(ok ? (len as number) : NaN);
+      t.scores.push(ok ? (before) : NaN);
+      t.lengths.push(ok ? (len) : NaN);
     }
   }
 

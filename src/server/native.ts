@@ -127,11 +127,11 @@ export function advantagesHandler(ctx: ServerContext) {
     if (req.preset !== undefined && typeof req.preset !== "string") return errorResponse(c, 400, "bad_request", "preset: expected a string");
     if (req.options !== undefined && !isObject(req.options)) return errorResponse(c, 400, "bad_request", "options: expected an object");
     if (req.on_unscorable !== undefined && req.on_unscorable !== "zero" && req.on_unscorable !== "exclude") return errorResponse(c, 400, "bad_request", 'on_unscorable: expected "zero" or "exclude"');
-    const onUnscorable = (req.on_unscorable as "zero" | "exclude" | undefined) ?? ctx.spec.onUnscorable;
+    const onUnscorable = (req.on_unscorable) ?? ctx.spec.onUnscorable;
     let plan: AdvantagePlan = { ...planFromSpec(ctx.spec), onUnscorable };
     if (req.estimator !== undefined || req.preset !== undefined || req.options !== undefined) {
       try {
-        plan = planFor((req.estimator as string | undefined) ?? plan.estimator.name, req.preset as string | undefined, (req.options as Record<string, unknown> | undefined) ?? {}, onUnscorable, ctx.spec);
+        plan = planFor((req.estimator) ?? plan.estimator.name, req.preset, (req.options) ?? {}, onUnscorable, ctx.spec);
       } catch (e) {
         return errorResponse(c, 400, "bad_request", (e as Error).message);
       }

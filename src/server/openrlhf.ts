@@ -231,7 +231,7 @@ export function getRewardHandler(ctx: ServerContext) {
     const ls = (labels ?? []) as unknown[];
     const rollouts: Rollout[] = [];
     const empty: Array<{ index: number; method: StripMethod }> = [];
-    (query as string[]).forEach((q, i) => {
+    (query).forEach((q, i) => {
       const prompt = ps[i] ?? undefined;
       const { response, method } = stripQuery(q, prompt, endTokens);
       if (method === "header" || method === "none") ctx.metrics.promptNotFound.inc({ located_by: method });

@@ -85,10 +85,10 @@ function advantageBlock(adv: Record<string, unknown>, issues: SpecIssue[], catal
     return { options: {} };
   }
   if (preset !== undefined && (typeof preset !== "string" || presetNames(est.name).indexOf(preset) < 0)) {
-    issues.push({ path: ["advantage", "preset"], message: `no preset "${String(preset)}" for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
+    issues.push({ path: ["advantage", "preset"], message: `no preset ${JSON.stringify(preset)} for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
     return { est, options: {} };
   }
-  const r = validate(est.options, { ...(preset !== undefined ? presetOptions(est.name, preset as string) : {}), ...own }, ["advantage"]);
+  const r = validate(est.options, { ...(preset !== undefined ? presetOptions(est.name, preset) : {}), ...own }, ["advantage"]);
   if ("issues" in r) {
     issues.push(...r.issues);
     return { est, options: {} };

@@ -15,8 +15,8 @@ function describeSchedules(spec: CompiledSpec): string[] {
   if (spec.schedules.length === 0) return [];
   const lines = ["schedules (the rollout's `step`, default 0, picks the value; the table above shows step 0):"];
   for (const s of spec.schedules) {
-    const { component: tracked, ...params } = s.params as Record<string, unknown>;
-    const extra = s.tracks !== undefined ? ` — tracks the pass rate of ${String(tracked ?? spec.components[s.tracks]!.name)}` : "";
+    const { component: tracked, ...params } = s.params;
+    const extra = s.tracks !== undefined ? ` — tracks the pass rate of ${typeof tracked === "string" ? tracked : spec.components[s.tracks]!.name}` : "";
     lines.push(`  ${s.path}: ${s.schedule} ${JSON.stringify(params)}${extra}`);
   }
   return lines;

@@ -279,7 +279,7 @@ export function verifyMath(
   if (Array.isArray(reference)) {
     const refs: unknown[] = reference;
     if (refs.length === 0 || !refs.every(isScalarReference)) return invalidReference();
-    const alternatives = refs as (string | number | bigint)[];
+    const alternatives = refs;
     return then(
       sequence(alternatives.map((r) => () => verifyOne(completion, r, o))),
       (rs) => (rs.length === 1 ? (rs[0] as ComponentResult) : bestOf(rs)),
