@@ -31,14 +31,20 @@ function resolve(from: string, spec: string): string | undefined {
   const cands = [p, p.replace(/\.js$/, ".ts"), p.replace(/\.mjs$/, ".mts"), `${p}.ts`, join(p, "index.ts")];
   return cands.find((c) => known.has(c));
 }
-const edges = new Map(files.map((f) => [f, new Set(specifiers(readFileSync(f, "utf8")).flatMap((s) => resolve(f, s) ?? []))]));
+const edges = new Map(
+  files.map((f) => [f, new Set(specifiers(readFileSync(f, "utf8")).flatMap((s) => resolve(f, s) ?? []))]),
+);
 const rel = (f: string) => relative(SRC, f);
 const folder = (f: string) => (rel(f).includes(sep) ? rel(f).split(sep)[0]! : "(root)");
 
 /** Strongly connected components with more than one node (or a self-loop): the cycles (Tarjan). */
 function cycles(adj: Map<string, Set<string>>): string[][] {
   let n = 0;
-  const index = new Map<string, number>(), low = new Map<string, number>(), on = new Set<string>(), stack: string[] = [], out: string[][] = [];
+  const index = new Map<string, number>(),
+    low = new Map<string, number>(),
+    on = new Set<string>(),
+    stack: string[] = [],
+    out: string[][] = [];
   const go = (v: string): void => {
     index.set(v, n);
     low.set(v, n++);
@@ -52,7 +58,7 @@ function cycles(adj: Map<string, Set<string>>): string[][] {
     }
     if (low.get(v) === index.get(v)) {
       const comp: string[] = [];
-      for (let w = ""; w !== v; ) {
+      for (let w = ""; w !== v;) {
         w = stack.pop()!;
         on.delete(w);
         comp.push(w);
@@ -80,12 +86,18 @@ function layers(): string[] {
 function upward(pairs: Iterable<[string, string]>, order: readonly string[]): string[] {
   const rank = new Map(order.map((l, i) => [l, i]));
   const top = (p: string) => (p.includes("/") ? p.split("/")[0]! : "(root)");
-  return [...pairs].filter(([f, t]) => top(f) !== top(t) && rank.get(top(t))! > rank.get(top(f))!).map(([f, t]) => `${f} -> ${t}`);
+  return [...pairs]
+    .filter(([f, t]) => top(f) !== top(t) && rank.get(top(t))! > rank.get(top(f))!)
+    .map(([f, t]) => `${f} -> ${t}`);
 }
 
 describe("architecture", () => {
   it("finds the imports of every kind", () => {
-    expect(specifiers('import a from "./a.js";\nimport type { B } from "../b.js";\nexport * from "./c.js";\nconst d = await import("./d.js");\nimport "./e.js";\n// import "./f.js"\nimport x from "zod";')).toEqual(["./a.js", "../b.js", "./c.js", "./d.js", "./e.js"]);
+    expect(
+      specifiers(
+        'import a from "./a.js";\nimport type { B } from "../b.js";\nexport * from "./c.js";\nconst d = await import("./d.js");\nimport "./e.js";\n// import "./f.js"\nimport x from "zod";',
+      ),
+    ).toEqual(["./a.js", "../b.js", "./c.js", "./d.js", "./e.js"]);
   });
 
   it("no file imports itself through others", () => {
@@ -94,7 +106,10 @@ describe("architecture", () => {
 
   it("no top-level folder of src/ imports itself through others", () => {
     const dirs = new Map<string, Set<string>>();
-    for (const [f, ts] of edges) for (const t of ts) if (folder(f) !== folder(t)) (dirs.get(folder(f)) ?? dirs.set(folder(f), new Set()).get(folder(f))!).add(folder(t));
+    for (const [f, ts] of edges)
+      for (const t of ts)
+        if (folder(f) !== folder(t))
+          (dirs.get(folder(f)) ?? dirs.set(folder(f), new Set()).get(folder(f))!).add(folder(t));
     expect(cycles(dirs)).toEqual([]);
   });
 
@@ -103,9 +118,19 @@ describe("architecture", () => {
     const rank = new Map(order.map((l, i) => [l, i]));
     const unlisted = [...new Set(files.map(folder))].filter((d) => !rank.has(d));
     expect(unlisted, "folders missing from the layer list in docs/architecture.md").toEqual([]);
-    const pairs = [...edges].flatMap(([f, ts]) => [...ts].map((t): [string, string] => [rel(f).split(sep).join("/"), rel(t).split(sep).join("/")]));
+    const pairs = [...edges].flatMap(([f, ts]) =>
+      [...ts].map((t): [string, string] => [rel(f).split(sep).join("/"), rel(t).split(sep).join("/")]),
+    );
     expect(upward(pairs, order)).toEqual([]);
     // the rule bites: the core reaching up into the engine is refused
-    expect(upward([["core/types.ts", "engine/scorer.ts"], ["engine/scorer.ts", "core/types.ts"]], order)).toEqual(["core/types.ts -> engine/scorer.ts"]);
+    expect(
+      upward(
+        [
+          ["core/types.ts", "engine/scorer.ts"],
+          ["engine/scorer.ts", "core/types.ts"],
+        ],
+        order,
+      ),
+    ).toEqual(["core/types.ts -> engine/scorer.ts"]);
   });
 });

@@ -26,7 +26,11 @@ export default function setup(): void {
   const built = Math.max(mtime(STAMP), mtime(join(ROOT, "dist", "engine", "worker.js")));
   if (newest(join(ROOT, "src")) <= built) return;
   try {
-    execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+      { cwd: ROOT, stdio: "inherit" },
+    );
   } catch {
     // tsc still emits on a type error; `npm run typecheck` reports it
     process.stderr.write("test/global-setup: the build reported type errors (dist/ was still written)\n");

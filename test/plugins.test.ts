@@ -38,10 +38,19 @@ export default [
 ];
 `,
 );
-writeFileSync(join(dir, "rewards", "dup.mjs"), `import { defineVerifier, ok } from "rewardkit";\nimport { z } from "zod";\nexport default defineVerifier({ type: "math", options: z.strictObject({}), create: () => () => ok(0.25) });\n`);
-writeFileSync(join(dir, "rewards", "plain.mjs"), `export default { type: "plain", create: () => () => ({ score: 1, status: "ok" }) };\n`);
+writeFileSync(
+  join(dir, "rewards", "dup.mjs"),
+  `import { defineVerifier, ok } from "rewardkit";\nimport { z } from "zod";\nexport default defineVerifier({ type: "math", options: z.strictObject({}), create: () => () => ok(0.25) });\n`,
+);
+writeFileSync(
+  join(dir, "rewards", "plain.mjs"),
+  `export default { type: "plain", create: () => () => ({ score: 1, status: "ok" }) };\n`,
+);
 const spec = join(dir, "spec.yaml");
-writeFileSync(spec, "name: plugin-demo\nplugins: [./rewards/words.mjs]\ncomponents:\n  - {name: words, type: word-target, target: 2}\n  - {name: spin, type: spin-on-loop, timeoutMs: 1000}\n");
+writeFileSync(
+  spec,
+  "name: plugin-demo\nplugins: [./rewards/words.mjs]\ncomponents:\n  - {name: words, type: word-target, target: 2}\n  - {name: spin, type: spin-on-loop, timeoutMs: 1000}\n",
+);
 const rollouts = [
   { id: "a", group: "g", completion: "one two" },
   { id: "b", group: "g", completion: "LOOP one two three" },
@@ -50,7 +59,9 @@ const rollouts = [
 writeFileSync(join(dir, "rollouts.jsonl"), rollouts.map((r) => JSON.stringify(r)).join("\n") + "\n");
 
 /** What both the CLI and the server must give: words = 1/(1 + |n − 2|), spin = 1 or a timeout. */
-function expectVerdicts(rows: { id: string; components: Record<string, { score: number | null; reason?: string }> }[]): void {
+function expectVerdicts(
+  rows: { id: string; components: Record<string, { score: number | null; reason?: string }> }[],
+): void {
   const by = Object.fromEntries(rows.map((r) => [r.id, r.components]));
   expect(by.a!.words!.score).toBe(1);
   expect(by.b!.words!.score).toBe(1 / 3);
@@ -84,7 +95,11 @@ describe("plugins", () => {
       await srv.shutdown();
     });
     it("/v1/score gives the plugin's verdicts", async () => {
-      const res = await fetch(`${srv.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rollouts }) });
+      const res = await fetch(`${srv.url}/v1/score`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ rollouts }),
+      });
       expect(res.status).toBe(200);
       expectVerdicts(((await res.json()) as { results: never[] }).results);
     });
@@ -92,13 +107,19 @@ describe("plugins", () => {
 
   it("a plugin option error names the spec line; a plugin may not reuse a built-in name or be a plain object", () => {
     const bad = join(dir, "bad.yaml");
-    writeFileSync(bad, "plugins: [./rewards/words.mjs]\ncomponents:\n  - name: words\n    type: word-target\n    target: five\n");
+    writeFileSync(
+      bad,
+      "plugins: [./rewards/words.mjs]\ncomponents:\n  - name: words\n    type: word-target\n    target: five\n",
+    );
     expect(() => loadSpec(bad)).toThrow(/bad\.yaml:5:5 components\[0\]\.target: expected number/);
     const dup = join(dir, "dup.yaml");
     writeFileSync(dup, "plugins:\n  - ./rewards/dup.mjs\ncomponents:\n  - {name: a, type: math}\n");
     expect(() => loadSpec(dup)).toThrow(/dup\.yaml:2:5 plugins\[0\]: verifier type "math" is built in/);
     const plain = join(dir, "plain.yaml");
-    writeFileSync(plain, "plugins: [./rewards/plain.mjs, ./rewards/missing.mjs]\ncomponents:\n  - {name: a, type: plain}\n");
+    writeFileSync(
+      plain,
+      "plugins: [./rewards/plain.mjs, ./rewards/missing.mjs]\ncomponents:\n  - {name: a, type: plain}\n",
+    );
     const e = (() => {
       try {
         loadSpec(plain);

@@ -18,7 +18,8 @@ export default defineVerifier({
     const norm = (s) => (caseSensitive ? s : s.toLowerCase());
     return (input) => {
       const want = keywords ?? input.reference;
-      if (!Array.isArray(want) || want.length === 0 || !want.every((k) => typeof k === "string")) return unscorable("no_reference");
+      if (!Array.isArray(want) || want.length === 0 || !want.every((k) => typeof k === "string"))
+        return unscorable("no_reference");
       const text = norm(input.completion);
       const found = want.filter((k) => text.includes(norm(k)));
       return ok(found.length / want.length, undefined, { found });

@@ -14,7 +14,9 @@ describe("defineRegistry", () => {
     expect(reg.values().map((t) => t.name)).toEqual(["b", "a"]);
   });
   it("rejects a second definition of a name, at build time and in with()", () => {
-    expect(() => defineRegistry("thing", (t: { name: string }) => t.name, [{ name: "x" }, { name: "x" }])).toThrow('thing "x" is already registered');
+    expect(() => defineRegistry("thing", (t: { name: string }) => t.name, [{ name: "x" }, { name: "x" }])).toThrow(
+      'thing "x" is already registered',
+    );
     expect(() => reg.with([{ name: "a", v: 3 }])).toThrow(DuplicateNameError);
     const more = reg.with([{ name: "c", v: 3 }]);
     expect(more.names()).toEqual(["a", "b", "c"]);

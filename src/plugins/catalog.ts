@@ -37,10 +37,18 @@ export interface PluginIssue {
  * already taken — by a built-in or by an earlier plugin — is refused, so a plugin can never replace `math`.
  * @returns the catalog and what was loaded, or one issue per bad entry.
  */
-export function withPlugins(paths: readonly string[], baseDir: string): { catalog: Catalog; plugins: LoadedPlugin[] } | { issues: PluginIssue[] } {
+export function withPlugins(
+  paths: readonly string[],
+  baseDir: string,
+): { catalog: Catalog; plugins: LoadedPlugin[] } | { issues: PluginIssue[] } {
   const issues: PluginIssue[] = [];
   const plugins: LoadedPlugin[] = [];
-  const added = { verifier: [] as VerifierDefinition[], aggregator: [] as AggregatorDefinition[], estimator: [] as EstimatorDefinition[], schedule: [] as ScheduleDefinition[] };
+  const added = {
+    verifier: [] as VerifierDefinition[],
+    aggregator: [] as AggregatorDefinition[],
+    estimator: [] as EstimatorDefinition[],
+    schedule: [] as ScheduleDefinition[],
+  };
   const owner = new Map<string, number>(); // `${kind} ${name}` → plugins index
   const modules = new Map<string, string>();
   const taken: Record<PluginKind, (name: string) => boolean> = {
@@ -59,8 +67,10 @@ export function withPlugins(paths: readonly string[], baseDir: string): { catalo
       const name = d[PLUGIN_KIND] === "verifier" || d[PLUGIN_KIND] === "aggregator" ? d.type : d.name;
       const label = `${kind === "verifier" ? "verifier type" : kind} "${name}"`;
       const key = `${kind} ${name}`;
-      if (taken[kind](name)) issues.push({ index, message: `${label} is built in; a plugin cannot redefine it (choose another name)` });
-      else if (owner.has(key)) issues.push({ index, message: `${label} is already defined by plugins[${owner.get(key)}]` });
+      if (taken[kind](name))
+        issues.push({ index, message: `${label} is built in; a plugin cannot redefine it (choose another name)` });
+      else if (owner.has(key))
+        issues.push({ index, message: `${label} is already defined by plugins[${owner.get(key)}]` });
       else {
         owner.set(key, index);
         switch (d[PLUGIN_KIND]) {

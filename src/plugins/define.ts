@@ -67,13 +67,17 @@ export function definitionProblem(kind: PluginKind, d: unknown): string | undefi
   const key = kind === "verifier" || kind === "aggregator" ? "type" : "name";
   const name = o[key];
   const style = kind === "estimator" ? SNAKE : KEBAB;
-  if (typeof name !== "string" || !style.test(name)) return `${kind} ${key} must be a ${kind === "estimator" ? "snake_case" : "kebab-case"} string (got ${JSON.stringify(name) ?? "nothing"})`;
+  if (typeof name !== "string" || !style.test(name))
+    return `${kind} ${key} must be a ${kind === "estimator" ? "snake_case" : "kebab-case"} string (got ${JSON.stringify(name) ?? "nothing"})`;
   if (!isSchema(o.options)) return `${kind} "${name}": options must be a zod schema (z.strictObject({...}))`;
-  const fn = kind === "verifier" ? "create" : kind === "aggregator" ? "compile" : kind === "estimator" ? "compute" : "at";
+  const fn =
+    kind === "verifier" ? "create" : kind === "aggregator" ? "compile" : kind === "estimator" ? "compute" : "at";
   if (typeof o[fn] !== "function") return `${kind} "${name}": ${fn} must be a function`;
   if (kind === "verifier") {
-    if (o.isolation !== "worker" && o.isolation !== "inline") return `verifier "${name}": isolation must be "worker" or "inline"`;
-    if (typeof o.defaultTimeoutMs !== "number" || !(o.defaultTimeoutMs > 0) || !Number.isFinite(o.defaultTimeoutMs)) return `verifier "${name}": defaultTimeoutMs must be a positive number of milliseconds`;
+    if (o.isolation !== "worker" && o.isolation !== "inline")
+      return `verifier "${name}": isolation must be "worker" or "inline"`;
+    if (typeof o.defaultTimeoutMs !== "number" || !(o.defaultTimeoutMs > 0) || !Number.isFinite(o.defaultTimeoutMs))
+      return `verifier "${name}": defaultTimeoutMs must be a positive number of milliseconds`;
   }
   if (kind === "schedule" && typeof o.extremes !== "function") return `schedule "${name}": extremes must be a function`;
   return undefined;
@@ -98,7 +102,12 @@ function checked<T extends object>(kind: PluginKind, d: T): T {
  * @throws {TypeError} when the definition is malformed (a type name that is not kebab-case, no `create` …).
  */
 export function defineVerifier<O>(d: VerifierPlugin<O>): VerifierDefinition<O> {
-  const full: VerifierDefinition<O> = { ...d, summary: d.summary ?? `plugin verifier ${d.type}`, isolation: d.isolation ?? "worker", defaultTimeoutMs: d.defaultTimeoutMs ?? 10_000 };
+  const full: VerifierDefinition<O> = {
+    ...d,
+    summary: d.summary ?? `plugin verifier ${d.type}`,
+    isolation: d.isolation ?? "worker",
+    defaultTimeoutMs: d.defaultTimeoutMs ?? 10_000,
+  };
   return brand(checked("verifier", full), "verifier");
 }
 

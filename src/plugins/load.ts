@@ -17,18 +17,26 @@ export function loadPluginFile(file: string): { definitions: PluginDefinition[] 
     mod = load(file);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    if (err.code === "ERR_REQUIRE_ASYNC_MODULE") return { error: "the module uses top-level await; a plugin must load synchronously" };
-    if (err.code === "MODULE_NOT_FOUND" || err.code === "ERR_MODULE_NOT_FOUND") return { error: `cannot load ${file}: ${err.message.split("\n")[0]}` };
+    if (err.code === "ERR_REQUIRE_ASYNC_MODULE")
+      return { error: "the module uses top-level await; a plugin must load synchronously" };
+    if (err.code === "MODULE_NOT_FOUND" || err.code === "ERR_MODULE_NOT_FOUND")
+      return { error: `cannot load ${file}: ${err.message.split("\n")[0]}` };
     return { error: `loading ${file} threw: ${err.message?.split("\n")[0] ?? String(e)}` };
   }
   const exported = (mod as { default?: unknown } | null)?.default;
-  if (exported === undefined) return { error: "the module has no default export (export default defineVerifier({...}), or an array of definitions)" };
+  if (exported === undefined)
+    return {
+      error: "the module has no default export (export default defineVerifier({...}), or an array of definitions)",
+    };
   const list: unknown[] = Array.isArray(exported) ? exported : [exported];
   const definitions: PluginDefinition[] = [];
   for (const [k, d] of list.entries()) {
     const at = Array.isArray(exported) ? `default export [${k}]` : "the default export";
     const kind = pluginKind(d);
-    if (!kind) return { error: `${at} is not a definition: make it with defineVerifier, defineAggregator, defineEstimator or defineSchedule (from "rewardkit")` };
+    if (!kind)
+      return {
+        error: `${at} is not a definition: make it with defineVerifier, defineAggregator, defineEstimator or defineSchedule (from "rewardkit")`,
+      };
     const problem = definitionProblem(kind, d);
     if (problem) return { error: `${at}: ${problem}` };
     definitions.push(d as PluginDefinition);

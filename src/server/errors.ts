@@ -22,6 +22,12 @@ export type Status = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 499 | 500 | 503;
 export const CLIENT_CLOSED: Status = 499;
 
 /** The one error shape every route answers with. */
-export function errorResponse(c: Pick<Context, "json">, status: Status, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  c: Pick<Context, "json">,
+  status: Status,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return c.json({ error: { code, message } }, status as ContentfulStatusCode, headers);
 }

@@ -25,8 +25,14 @@ function kindOf(v: unknown): string {
  * keep zod's own wording or the schema's message. Built from the issue's fields, never from zod's English text.
  */
 export const specErrorMap: z.core.$ZodErrorMap = (iss) => {
-  if (iss.code === "invalid_type") return iss.input === undefined ? `required (expected ${iss.expected})` : `expected ${iss.expected}, received ${kindOf(iss.input)}`;
-  if (iss.code === "invalid_value") return iss.values.length === 1 ? `expected ${JSON.stringify(iss.values[0])}` : `expected one of ${iss.values.map((v) => JSON.stringify(v)).join("|")}`;
+  if (iss.code === "invalid_type")
+    return iss.input === undefined
+      ? `required (expected ${iss.expected})`
+      : `expected ${iss.expected}, received ${kindOf(iss.input)}`;
+  if (iss.code === "invalid_value")
+    return iss.values.length === 1
+      ? `expected ${JSON.stringify(iss.values[0])}`
+      : `expected one of ${iss.values.map((v) => JSON.stringify(v)).join("|")}`;
   return undefined;
 };
 
@@ -35,7 +41,12 @@ export const specErrorMap: z.core.$ZodErrorMap = (iss) => {
  * objects) are reported at the key itself as `unknown <noun> "k"`.
  * @param noun what a key of this object is, for unknown keys (`option`, `grader field`, `linear schedule option`).
  */
-export function validate<T>(schema: z.ZodType<T>, data: unknown, at: readonly PropertyKey[] = [], noun = "option"): { data: T } | { issues: Issue[] } {
+export function validate<T>(
+  schema: z.ZodType<T>,
+  data: unknown,
+  at: readonly PropertyKey[] = [],
+  noun = "option",
+): { data: T } | { issues: Issue[] } {
   const r = schema.safeParse(data, { error: specErrorMap });
   if (r.success) return { data: r.data };
   return { issues: zodIssues(r.error, at, noun) };
@@ -45,7 +56,10 @@ export function validate<T>(schema: z.ZodType<T>, data: unknown, at: readonly Pr
 export function zodIssues(error: z.ZodError, at: readonly PropertyKey[] = [], noun = "option"): Issue[] {
   return error.issues.map((i) =>
     i.code === "unrecognized_keys"
-      ? { path: [...at, ...i.path, i.keys[0]!], message: `unknown ${noun}${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}` }
+      ? {
+          path: [...at, ...i.path, i.keys[0]!],
+          message: `unknown ${noun}${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}`,
+        }
       : { path: [...at, ...i.path], message: i.message },
   );
 }
@@ -103,6 +117,11 @@ export function jsonSyntaxProblems(text: string): { line?: number; col?: number;
     const code = printParseErrorCode(first.error);
     const token = text.slice(first.offset, first.offset + Math.min(first.length, 40));
     const words = JSON_WORDING[code] ?? code;
-    return [{ ...lineCol(text, first.offset), message: `invalid JSON: ${words}${code === "InvalidSymbol" ? ` ${JSON.stringify(token)}` : ""}` }];
+    return [
+      {
+        ...lineCol(text, first.offset),
+        message: `invalid JSON: ${words}${code === "InvalidSymbol" ? ` ${JSON.stringify(token)}` : ""}`,
+      },
+    ];
   }
 }
