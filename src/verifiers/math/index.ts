@@ -9,7 +9,7 @@
  */
 import { ok, unscorable, type ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
-import { BoundedCache } from "./cache.js";
+import { BoundedCache } from "../../core/cache.js";
 import { casRewind, loadCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
 import { afterThink, allBoxed, extractAnswer, stripDelimiters } from "./extract.js";
