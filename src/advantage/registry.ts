@@ -10,6 +10,7 @@ import { grpoPasskEstimator } from "./passk.js";
 import { rankEstimator } from "./rank.js";
 import { rdpoEstimator } from "./rdpo.js";
 import { reinforcePpBaselineEstimator } from "./reinforce-pp.js";
+import { reinforcePpEstimator } from "./reinforce-pp-outcome.js";
 import { rlooEstimator } from "./rloo.js";
 import { stratifiedEstimator } from "./stratified.js";
 import type { EstimatorDefinition } from "./types.js";
@@ -36,6 +37,7 @@ export const estimators: Registry<EstimatorDefinition> = defineRegistry<Estimato
   drGrpoEstimator,
   rlooEstimator,
   reinforcePpBaselineEstimator,
+  reinforcePpEstimator,
   opoEstimator,
   grpoPasskEstimator,
   gpgEstimator,
