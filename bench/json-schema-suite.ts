@@ -87,7 +87,7 @@ async function main(): Promise<void> {
       const v = a.compile(g[0]!.reference as object);
       const verdict: Verdict = async (r) => {
         try {
-          return v(doc(r)) as boolean;
+          return v(doc(r));
         } catch {
           return null;
         }

@@ -17,13 +17,22 @@ export { getVerifier, verifierTypes } from "./verifiers/registry.js";
 export type { CallUsage } from "./client/types.js";
 export type { VerifierDefinition, VerifierInput, VerifyFn } from "./verifiers/types.js";
 
+export { defineVerifier, defineAggregator, defineEstimator, defineSchedule } from "./plugins/define.js";
+export type { VerifierPlugin, PluginDefinition, PluginKind } from "./plugins/define.js";
+export type { LoadedPlugin } from "./plugins/catalog.js";
+export type { AggregatorDefinition, AggregateTerm, AggregateContext, CompiledAggregator, Aggregator } from "./compose/types.js";
+export type { ScheduleDefinition, StepFn } from "./schedule/types.js";
+export type { GroupStage, GroupStageContext } from "./verifiers/types.js";
+export { defineRegistry, DuplicateNameError } from "./core/registry.js";
+export type { Registry } from "./core/registry.js";
+
 export { computeReward, passes, gateOpen } from "./compose/reward.js";
 
 export { getEstimator, estimatorNames } from "./advantage/registry.js";
 export { computeAdvantages } from "./advantage/compute.js";
 export { buildGroupIndex, GroupIds } from "./advantage/groups.js";
 export type { GroupIndex } from "./advantage/groups.js";
-export type { AdvantageInput, EstimatorDefinition } from "./advantage/types.js";
+export type { AdvantageInput, EstimatorDefinition, EstimatorNeed } from "./advantage/types.js";
 
 export { createScorer } from "./engine/scorer.js";
 export type { Scorer, ScorerOptions, RolloutScore } from "./engine/scorer.js";

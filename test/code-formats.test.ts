@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ComponentResult, Rollout } from "../src/core/types.js";
+import type { ComponentResult } from "../src/core/types.js";
 import { probeBwrap } from "../src/sandbox/local.js";
 import { nativeReference } from "../src/verifiers/code/reference.js";
 import { codeVerifier } from "../src/verifiers/code/index.js";
@@ -20,7 +20,7 @@ interface Fixture {
 const fx = JSON.parse(readFileSync(join(ROOT, "test/fixtures/deepcoder/deepcoder-code-tests.json"), "utf8")) as Fixture;
 const verify = codeVerifier.create(codeVerifier.options.parse({ uidBase: 144_000 }));
 const py = (code: string): string => "```python\n" + code + "\n```";
-const score = async (code: string, reference: unknown): Promise<ComponentResult> => verify({ completion: py(code), reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+const score = async (code: string, reference: unknown): Promise<ComponentResult> => verify({ completion: py(code), reference, rollout: { id: "x", group: "g", completion: "" } });
 
 describe("native reference shapes", () => {
   it("map onto the three kinds", () => {

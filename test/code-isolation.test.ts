@@ -7,7 +7,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ComponentResult, Rollout } from "../src/core/types.js";
+import type { ComponentResult } from "../src/core/types.js";
 import { cgroupVersion } from "../src/sandbox/cgroup.js";
 import { probeBwrap } from "../src/sandbox/local.js";
 import { codeVerifier } from "../src/verifiers/code/index.js";
@@ -23,7 +23,7 @@ const canUnsharePid = root && spawnSync("/usr/bin/unshare", ["--pid", "--fork", 
 const verify256 = codeVerifier.create(codeVerifier.options.parse({ memoryMb: 256, testTimeoutMs: 8000, runTimeoutMs: 20_000, uidBase: 140_000 }));
 /** Scores a stdio program whose only test expects `want`: 1 means it printed `want`. */
 const stdio = async (code: string, want: string): Promise<ComponentResult> =>
-  verify256({ completion: "```python\n" + code + "\n```", reference: { kind: "stdio", cases: [{ stdin: "", stdout: want }] }, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+  verify256({ completion: "```python\n" + code + "\n```", reference: { kind: "stdio", cases: [{ stdin: "", stdout: want }] }, rollout: { id: "x", group: "g", completion: "" } });
 
 const shm = (mb: number): string => `import os
 n = 0
@@ -125,7 +125,7 @@ describe.skipIf(unavailable !== undefined || !root)("code engines on one machine
 
 describe("sandbox: none (no namespaces): the same judge/worker split and the worker's own seccomp filter", () => {
   const none = codeVerifier.create(codeVerifier.options.parse({ sandbox: "none", uidBase: 145_000 }));
-  const run = async (code: string, reference: unknown): Promise<ComponentResult> => none({ completion: py(code), reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+  const run = async (code: string, reference: unknown): Promise<ComponentResult> => none({ completion: py(code), reference, rollout: { id: "x", group: "g", completion: "" } });
   it("a correct solution scores 1, an always-equal object 0, and unshare is refused in the program's process", async () => {
     const ref = { kind: "call", entryPoint: "f", cases: [{ input: [2], output: 4 }] };
     const same = "class A:\n    def __eq__(self, o):\n        return True\ndef f(x):\n    return A()";

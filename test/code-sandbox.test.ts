@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ComponentResult, Rollout } from "../src/core/types.js";
+import type { ComponentResult } from "../src/core/types.js";
 import { probeBwrap } from "../src/sandbox/local.js";
 import { codeVerifier } from "../src/verifiers/code/index.js";
 import { ROOT, tmp } from "./helpers.js";
@@ -29,7 +29,7 @@ const verifyWall = codeVerifier.create(codeVerifier.options.parse({ ...limits, r
 /** Scores `code`, whose `f` is called once with 1; the test passes when f returns `expected`. */
 async function run(code: string, expected: unknown = "contained", v = verify): Promise<ComponentResult> {
   const reference = { kind: "call", entryPoint: "f", cases: [{ input: [1], output: expected }] };
-  return v({ completion: "```python\n" + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+  return v({ completion: "```python\n" + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } });
 }
 
 const statuses = (r: ComponentResult): Record<string, number> => (r.details?.statuses ?? {}) as Record<string, number>;

@@ -62,7 +62,7 @@ function kwargsOf(code: string, name: string): string[] {
   const out: string[] = [];
   for (const m of code.matchAll(new RegExp(`\\b${name.replace(".", "\\.")}\\(`, "g"))) {
     let depth = 0;
-    let i = m.index! + m[0].length;
+    let i = m.index + m[0].length;
     let arg = "";
     const args: string[] = [];
     for (; i < code.length; i++) {

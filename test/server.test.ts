@@ -282,7 +282,7 @@ describe("reward server limits", () => {
     // chunked (no content-length): counted while streaming
     const chunks = [new TextEncoder().encode('{"rollouts": [{"id": "a", "group": "g", "completion": "'), new TextEncoder().encode("y".repeat(5000) + '"}]}')];
     const stream = new ReadableStream<Uint8Array>({ pull: (ctl) => (chunks.length ? ctl.enqueue(chunks.shift()!) : ctl.close()) });
-    const chunked = await fetch(`${base}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const chunked = await fetch(`${base}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" });
     expect(chunked.status).toBe(413);
     const many = await post(base, "/v1/score", { rollouts: Array.from({ length: 5 }, (_, i) => ({ id: i, group: "g", completion: "x" })) }, {});
     expect(many.status).toBe(413);
@@ -320,7 +320,7 @@ describe("rewardkit serve (CLI process)", () => {
     const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--port", "0", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let err = "";
     return new Promise((resolve, reject) => {
-      child.stderr!.on("data", (d: Buffer) => {
+      child.stderr.on("data", (d: Buffer) => {
         err += d.toString();
         const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
         if (m) resolve({ child, port: Number(m[1]), stderr: () => err });

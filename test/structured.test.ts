@@ -135,7 +135,7 @@ describe("structured rewards on the 800 bundled rollouts", () => {
     );
     let r = cli(["check", spec]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/bad.yaml:7:\d+ components\[1\].weight.schedule: unknown schedule "wobble"; known: constant, piecewise, linear, cosine, exponential, performance/);
+    expect(r.stderr).toMatch(/bad.yaml:7:\d+ components\[1\].weight.schedule: unknown schedule "wobble"; known: constant, cosine, exponential, linear, performance, piecewise/);
     writeFileSync(spec, readFileSync(spec, "utf8").replace("{schedule: wobble}", "1"));
     r = cli(["check", spec]);
     expect(r.stderr).toMatch(/bad.yaml:6:\d+ components\[0\].penaltyFactor: .*when the linear schedule of penaltyFactor is at -1/);

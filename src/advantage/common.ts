@@ -21,12 +21,13 @@ export function requireInputs(name: string, input: AdvantageInput, needs: readon
   for (const need of needs) {
     const have = need === "components" ? input.components && input.components.names.length > 0 : input[need] !== undefined;
     if (!have) {
+      // in the input's terms (fields and options), not an adapter's flags: the CLI and the server both get this
       const how =
         need === "components"
-          ? "per-component scores (the scored file's `components`)"
+          ? "per-component scores (`components` per rollout)"
           : need === "lengths"
-            ? "response lengths (`completion_tokens`, or --length-field)"
-            : "a stratum key per rollout (--set key=<field>)";
+            ? "response lengths (`completion_tokens` per rollout, or the field the length option names)"
+            : "a stratum per rollout (the field the estimator's `key` option names)";
       throw new Error(`estimator ${name} needs ${how}`);
     }
   }

@@ -95,7 +95,7 @@ export class ModelClient {
       if (r.ok) this.cache.set(key, r.value);
       return r;
     });
-    this.pending.set(key, p as Promise<CallResult<unknown>>);
+    this.pending.set(key, p);
     return p;
   }
 

@@ -104,7 +104,7 @@ aggregate: gated`,
 
   it("unknown aggregators and options are spec errors with a path", () => {
     expect(() => spec("aggregate: product")).toThrow(SpecError);
-    expect(() => spec("aggregate: product")).toThrow(/aggregate: unknown aggregator "product"; known: weighted-sum, gated, lexicographic/);
+    expect(() => spec("aggregate: product")).toThrow(/aggregate: unknown aggregator "product"; known: formula, gated, geometric-desirability, lexicographic/);
     expect(() => spec("aggregate: {type: min, foo: 1}")).toThrow(/aggregate.foo: unknown min option "foo"/);
     expect(() => spec("aggregate: {type: lexicographic, order: [a, z]}")).toThrow(/aggregate.order\[1\]: unknown component "z"/);
   });

@@ -1,6 +1,6 @@
+import type { RewardSpec } from "./types.js";
 import type { ComponentResult } from "../core/types.js";
 import { unscorable } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
 import type { VerifierInput } from "../verifiers/types.js";
 import { computeReward } from "./reward.js";
 import type { StepValues } from "./reward.js";
@@ -34,7 +34,7 @@ export interface StagedRollout {
 }
 
 /** Indexes of the spec's components that have a group stage. */
-export function stagedComponents(spec: CompiledSpec): number[] {
+export function stagedComponents(spec: RewardSpec): number[] {
   const out: number[] = [];
   spec.components.forEach((c, i) => {
     if (c.stage) out.push(i);
@@ -50,7 +50,7 @@ function crashed(e: unknown): ComponentResult {
  * The members of one rollout for every staged component (sparse array by component index). A `member()` that throws
  * makes that component `worker_error` for this rollout (in `results`), and the rollout is left out of its group there.
  */
-export function collectMembers(spec: CompiledSpec, staged: readonly number[], input: VerifierInput, results: ComponentResult[]): unknown[] {
+export function collectMembers(spec: RewardSpec, staged: readonly number[], input: VerifierInput, results: ComponentResult[]): unknown[] {
   const members: unknown[] = [];
   const seen = results.slice(); // stages read per-rollout verdicts, not each other's
   for (const i of staged) {
@@ -67,7 +67,7 @@ export function collectMembers(spec: CompiledSpec, staged: readonly number[], in
  * Runs every staged component over each group of `rollouts` (grouped by `group`, in input order) and recomputes the
  * rewards of the rollouts it changed. Mutates `results` and `reward` in place.
  */
-export function applyGroupStages(spec: CompiledSpec, staged: readonly number[], rollouts: readonly StagedRollout[]): void {
+export function applyGroupStages(spec: RewardSpec, staged: readonly number[], rollouts: readonly StagedRollout[]): void {
   if (staged.length === 0) return;
   const groups = new Map<string, StagedRollout[]>();
   for (const r of rollouts) {
@@ -101,7 +101,7 @@ export function applyGroupStages(spec: CompiledSpec, staged: readonly number[], 
  * @param valuesAt the scheduled values at a step (the scorer's `valuesAt`), for specs with schedules.
  */
 export function stageBatch(
-  spec: CompiledSpec,
+  spec: RewardSpec,
   rollouts: ReadonlyArray<{ group: string; step?: number }>,
   scores: ReadonlyArray<{ results: ComponentResult[]; reward: number | null; members?: unknown[] }>,
   valuesAt?: (step: number) => StepValues | undefined,

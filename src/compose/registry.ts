@@ -3,30 +3,28 @@ import { formulaAggregator } from "./formula.js";
 import { lexicographicAggregator } from "./lexicographic.js";
 import { logSigmoidSumAggregator, minAggregator, parAggregator } from "./transforms.js";
 import type { AggregatorDefinition } from "./types.js";
+import { defineRegistry } from "../core/registry.js";
+import type { Registry } from "../core/registry.js";
 import { gatedAggregator, weightedSumAggregator } from "./weighted-sum.js";
 
 /** The aggregator registry: `aggregate:` type → definition. Adding an aggregator is one file and one line here. */
-const registry = new Map<string, AggregatorDefinition<unknown>>(
-  (
-    [
-      weightedSumAggregator,
-      gatedAggregator,
-      lexicographicAggregator,
-      geometricDesirabilityAggregator,
-      formulaAggregator,
-      minAggregator,
-      logSigmoidSumAggregator,
-      parAggregator,
-    ] as unknown as AggregatorDefinition<unknown>[]
-  ).map((d) => [d.type, d]),
-);
+export const aggregators: Registry<AggregatorDefinition> = defineRegistry<AggregatorDefinition>("aggregator", (d) => d.type, [
+  weightedSumAggregator,
+  gatedAggregator,
+  lexicographicAggregator,
+  geometricDesirabilityAggregator,
+  formulaAggregator,
+  minAggregator,
+  logSigmoidSumAggregator,
+  parAggregator,
+]);
 
 /** Looks up an aggregator type; `undefined` when unknown. */
 export function getAggregator(type: string): AggregatorDefinition<unknown> | undefined {
-  return registry.get(type);
+  return aggregators.get(type);
 }
 
-/** All aggregator type names, in registry order. */
+/** All aggregator type names, sorted. */
 export function aggregatorTypes(): string[] {
-  return [...registry.keys()];
+  return aggregators.names();
 }

@@ -1,5 +1,5 @@
+import type { RewardSpec } from "./types.js";
 import type { ComponentResult } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
 import type { AggregateTerm } from "./types.js";
 
 /** Scheduled values at a rollout's step (from `ScheduleRuntime.resolve`); absent → the spec's fixed values. */
@@ -9,13 +9,13 @@ export interface StepValues {
 }
 
 /** Does component `i` pass (score ≥ its passThreshold, or `thresholds[i]` at this step)? Unscorable never passes. */
-export function passes(spec: CompiledSpec, results: readonly ComponentResult[], i: number, thresholds?: readonly number[]): boolean {
+export function passes(spec: RewardSpec, results: readonly ComponentResult[], i: number, thresholds?: readonly number[]): boolean {
   const s = results[i]?.score;
   return s !== null && s !== undefined && s >= (thresholds ? thresholds[i]! : spec.components[i]!.passThreshold);
 }
 
 /** A gate is open when the gate component passes and its own gate (if any) is open: chains compose. */
-export function gateOpen(spec: CompiledSpec, results: readonly ComponentResult[], i: number, thresholds?: readonly number[]): boolean {
+export function gateOpen(spec: RewardSpec, results: readonly ComponentResult[], i: number, thresholds?: readonly number[]): boolean {
   for (let g = spec.components[i]!.gate; g !== undefined; g = spec.components[g]!.gate) {
     if (!passes(spec, results, g, thresholds)) return false;
   }
@@ -30,7 +30,7 @@ export function gateOpen(spec: CompiledSpec, results: readonly ComponentResult[]
  * @param values the scheduled weights and thresholds at the rollout's step, when the spec has schedules.
  * @returns the reward, or `null` (excluded, or a formula that is not finite).
  */
-export function computeReward(spec: CompiledSpec, results: readonly ComponentResult[], values?: StepValues): number | null {
+export function computeReward(spec: RewardSpec, results: readonly ComponentResult[], values?: StepValues): number | null {
   const th = values?.thresholds;
   const terms: AggregateTerm[] = spec.components.map((c, i) => ({
     name: c.name,

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { GroupStage } from "../verifiers/types.js";
 
 /** One component's input to an aggregator, after gates are applied. */
 export interface AggregateTerm {
@@ -58,4 +59,15 @@ export interface AggregatorDefinition<O = unknown> {
   weighted: boolean;
   /** Validates options against the components and builds the aggregate function. */
   compile(options: O, ctx: AggregateContext): CompiledAggregator | { issues: AggregateIssue[] };
+}
+
+/**
+ * What composition reads of a compiled spec (a `CompiledSpec` is one): each component's name, weight, pass
+ * threshold, gate and group stage, the aggregate and the unscorable policy. Composition depends on this, not on the
+ * spec compiler.
+ */
+export interface RewardSpec {
+  components: ReadonlyArray<{ name: string; weight: number; passThreshold: number; gate?: number; stage?: GroupStage }>;
+  aggregate: { aggregate: Aggregator; uses: readonly boolean[]; weighted: boolean };
+  onUnscorable: "zero" | "exclude";
 }

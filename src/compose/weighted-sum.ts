@@ -13,7 +13,7 @@ export function weightedSum(terms: readonly AggregateTerm[]): number {
 }
 
 function describeSum(ctx: { names: readonly string[]; gates: ReadonlyArray<number | undefined> }): string {
-  return ctx.names.map((n, i) => `w·${n}${ctx.gates[i] !== undefined ? `[if ${ctx.names[ctx.gates[i]!]} passes]` : ""}`).join(" + ");
+  return ctx.names.map((n, i) => `w·${n}${ctx.gates[i] !== undefined ? `[if ${ctx.names[ctx.gates[i]]} passes]` : ""}`).join(" + ");
 }
 
 /** `weighted-sum` (default): R = Σ w_k · s_k over counting components (weight ≠ 0, gate open). */

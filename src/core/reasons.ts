@@ -35,7 +35,6 @@ export const REASONS = {
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
   no_match: "The pattern or text was not found (score 0).",
   format_mismatch: "The completion does not have the required format (score 0).",
-  gated: "The component's gate did not pass, so it contributes nothing to the reward.",
   schema_violation: "The document does not satisfy the schema.",
   tests_failed: "Some unit tests did not pass; per-test statuses are in `details` (score 0 with `all`, partial credit with `fraction` or `weighted`).",
   multiple_answers: "Several conflicting final answers were given where exactly one is asked for (score 0: a rejected enumeration).",

@@ -34,7 +34,7 @@ export interface Rollout {
 }
 
 /** Status of one component's verdict. `unscorable`: the verifier could not decide. */
-export type ComponentStatus = "ok" | "unscorable" | "error";
+export type ComponentStatus = "ok" | "unscorable";
 
 /**
  * The verdict of one reward component on one rollout. Tri-state: a number, or `null` with a reason.

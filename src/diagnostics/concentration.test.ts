@@ -63,7 +63,7 @@ describe("ConcentrationCollector", () => {
   });
 
   it("is inactive without likelihood components", () => {
-    const c = new ConcentrationCollector({ components: [{ name: "acc", type: "math", options: {} }] } as unknown as CompiledSpec);
+    const c = new ConcentrationCollector({ components: [{ name: "acc", type: "math", options: {} }] });
     expect(c.active).toBe(false);
     expect(c.finish(new Int32Array(0))).toBeUndefined();
   });

@@ -1,5 +1,4 @@
 import type { ComponentResult } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
 import { buildGroupIndex } from "../advantage/groups.js";
 import { round6 } from "./stats.js";
 
@@ -37,7 +36,7 @@ export interface ConcentrationSettings {
 /** Reads the settings from a compiled component; `undefined` for components that are not `likelihood`. */
 export function concentrationSettings(type: string, options: Record<string, unknown>): ConcentrationSettings | undefined {
   if (type !== "likelihood") return undefined;
-  const num = (k: string): number | undefined => (typeof options[k] === "number" ? (options[k] as number) : undefined);
+  const num = (k: string): number | undefined => (typeof options[k] === "number" ? (options[k]) : undefined);
   const probability = options.form === "mean-prob" || options.form === "seq-prob";
   const s: ConcentrationSettings = {
     maxStd: num("collapseStd") ?? (probability ? 0.01 : 0.05),
@@ -138,7 +137,7 @@ export interface ComponentConcentration {
 export class ConcentrationCollector {
   private readonly tracked: Array<{ index: number; name: string; settings: ConcentrationSettings; scores: number[]; lengths: number[] }> = [];
 
-  constructor(spec: CompiledSpec) {
+  constructor(spec: { components: ReadonlyArray<{ name: string; type: string; options: Record<string, unknown> }> }) {
     spec.components.forEach((c, index) => {
       const settings = concentrationSettings(c.type, c.options);
       if (settings) this.tracked.push({ index, name: c.name, settings, scores: [], lengths: [] });
@@ -161,8 +160,8 @@ export class ConcentrationCollector {
       const len = r?.details?.traceLength;
       const before = r?.details?.unpenalizedScore ?? r?.details?.filteredScore ?? r?.score;
       const ok = r !== undefined && typeof before === "number" && typeof len === "number";
-      t.scores.push(ok ? (before as number) : NaN);
-      t.lengths.push(ok ? (len as number) : NaN);
+      t.scores.push(ok ? (before) : NaN);
+      t.lengths.push(ok ? (len) : NaN);
     }
   }
 

@@ -1,5 +1,13 @@
-import type { RoutedSummary } from "../engine/routes-file.js";
 import { formatSummary, table } from "./format.js";
+import type { Summary } from "./summary.js";
+
+/** The summary of a routed run: the overall figures, plus a full {@link Summary} per route. */
+export interface RoutedSummary extends Summary {
+  /** Route key → that route's summary, exactly as `rewardkit score` with the route's sub-spec alone would give it. */
+  routes: Record<string, Summary>;
+  /** Rollouts no route took (no default route): how many, and how many per value of the routing field. */
+  unrouted: { count: number; values: Record<string, number> };
+}
 
 function num(x: number | null): string {
   return x === null ? "-" : x.toFixed(4);

@@ -1,5 +1,4 @@
 import type { ComponentResult } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
 import { buildGroupIndex, segmentStats } from "../advantage/groups.js";
 import { RunningStats, round6 } from "./stats.js";
 import type { LabelAgreement } from "./agreement.js";
@@ -62,6 +61,14 @@ export interface Summary {
 }
 
 /** Accumulates a summary while rollouts stream by; only counters and running moments are kept. */
+/** What a summary reads of a compiled spec (a `CompiledSpec` is one). */
+export interface SummarySpec {
+  name: string;
+  hash: string;
+  components: ReadonlyArray<{ name: string; type: string; weight: number; passThreshold: number; options: Record<string, unknown> }>;
+  advantage: { estimator: { name: string } };
+}
+
 export class SummaryBuilder {
   private count = 0;
   private readonly reward = new RunningStats();
@@ -71,7 +78,7 @@ export class SummaryBuilder {
   private readonly passed: boolean[] = [];
   private readonly hacking: HackingCollector;
 
-  constructor(private readonly spec: CompiledSpec) {
+  constructor(private readonly spec: SummarySpec) {
     this.comp = spec.components.map(() => ({ stats: new RunningStats(), pass: 0, unscorable: 0, reasons: new Map() }));
     this.concentration = new ConcentrationCollector(spec);
     this.hacking = new HackingCollector(spec.components.map((c) => c.name));

@@ -1,16 +1,11 @@
-import { stageBatch } from "../compose/group-stage.js";
 import type { Rollout } from "../core/types.js";
-import { batchAdvantages } from "./advantage-batch.js";
-import type { RolloutScore, Scorer } from "./scorer.js";
+import { scorePlainBatch } from "./plain-batch.js";
+import type { BatchScore } from "./plain-batch.js";
+import type { Scorer } from "./scorer.js";
 import { isRoutedScorer, scoreRoutedBatch } from "./routes.js";
 import type { RoutedBatchScore, RoutedScorer } from "./routes.js";
 
-/** Scores of a batch in input order, with advantages computed over the groups present in the batch. */
-export interface BatchScore {
-  scores: RolloutScore[];
-  /** Advantage per rollout, shape [n]; NaN where the reward is null. */
-  advantages: Float64Array;
-}
+export type { BatchScore } from "./plain-batch.js";
 
 /**
  * Scores an in-memory batch (the server's and the library's unit of work) and computes the spec's
@@ -22,7 +17,5 @@ export async function scoreBatch(scorer: Scorer, rollouts: readonly Rollout[]): 
 export async function scoreBatch(scorer: RoutedScorer, rollouts: readonly Rollout[]): Promise<RoutedBatchScore>;
 export async function scoreBatch(scorer: Scorer | RoutedScorer, rollouts: readonly Rollout[]): Promise<BatchScore | RoutedBatchScore> {
   if (isRoutedScorer(scorer)) return scoreRoutedBatch(scorer, rollouts);
-  const scores = await Promise.all(rollouts.map((r) => scorer.score(r)));
-  stageBatch(scorer.spec, rollouts, scores, (step) => scorer.valuesAt(step)); // group-context components see their whole group
-  return { scores, advantages: batchAdvantages(scorer.spec, rollouts, scores) };
+  return scorePlainBatch(scorer, rollouts);
 }

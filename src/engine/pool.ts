@@ -9,6 +9,8 @@ export interface WorkerComponent {
   index: number;
   type: string;
   options: Record<string, unknown>;
+  /** Absolute path of the plugin module that defines `type` (absent for built-ins): the worker loads it. */
+  module?: string;
 }
 
 /** Options of a component at a rollout's step when some are scheduled, and their cache key (their JSON). */
@@ -18,7 +20,8 @@ export interface StepOptions {
 }
 
 // Resolves to dist/engine/worker.js from both src/engine (tests) and dist/engine (runtime):
-// the worker always runs compiled JavaScript.
+// the worker always runs compiled JavaScript. Tests cannot run a stale build: vitest's global setup
+// (test/global-setup.ts) rebuilds dist/ when src/ changed since the last build.
 const WORKER_URL = new URL("../../dist/engine/worker.js", import.meta.url);
 
 /** How long a task may wait for a (re)starting worker to load before it counts as a crash. */

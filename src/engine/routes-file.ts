@@ -8,7 +8,6 @@ import { passHatKOf, SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
 import { getPath } from "../io/fields.js";
 import { readLines } from "../io/jsonl.js";
-import type { RawLine } from "../io/jsonl.js";
 import { OutputSet, openLineWriter } from "../io/output.js";
 import type { LineWriter } from "../io/output.js";
 import { toRollout } from "../io/rollout.js";
@@ -25,13 +24,8 @@ import { preciseMembers } from "../io/precise.js";
 import { InputError, scoreFile } from "./score-file.js";
 import type { ScoreFileOptions } from "./score-file.js";
 
-/** The summary of a routed run: the overall figures, plus a full {@link Summary} per route. */
-export interface RoutedSummary extends Summary {
-  /** Route key → that route's summary, exactly as `rewardkit score` with the route's sub-spec alone would give it. */
-  routes: Record<string, Summary>;
-  /** Rollouts no route took (no default route): how many, and how many per value of the routing field. */
-  unrouted: { count: number; values: Record<string, number> };
-}
+export type { RoutedSummary } from "../diagnostics/routes.js";
+import type { RoutedSummary } from "../diagnostics/routes.js";
 
 /** An empty summary of a route no rollout reached (count 0), so every route is listed. */
 function emptySummary(spec: CompiledSpec): Summary {
@@ -163,7 +157,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
         const k = order[i]!;
         const localLine = ++local[k]!;
         if (skipped[k]!.has(localLine)) continue; // reported by the route's scoreFile
-        const next = (await readers[k]!.next()) as IteratorResult<RawLine>;
+        const next = (await readers[k]!.next());
         if (next.done) throw new Error(`route ${keys[k]}: its scored output ended early (internal error)`);
         await each(next.value.text, preciseMembers(JSON.parse(next.value.text), next.value.text, ["id", "group"]) as Record<string, unknown>, k, i);
       }

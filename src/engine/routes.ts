@@ -10,7 +10,7 @@ import { chooseRoute } from "../spec/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { CallUsage } from "../client/types.js";
-import { scoreBatch } from "./batch.js";
+import { scorePlainBatch } from "./plain-batch.js";
 import { planFor, rolloutLength, ScoredRows } from "./scored-rows.js";
 import type { ScoredRow } from "./scored-rows.js";
 import { createScorer } from "./scorer.js";
@@ -172,7 +172,7 @@ export interface RoutedBatchScore {
 }
 
 /**
- * Scores an in-memory mixed batch: every route's rollouts through {@link scoreBatch} with that route's scorer (the
+ * Scores an in-memory mixed batch: every route's rollouts through {@link scorePlainBatch} with that route's scorer (the
  * routes run concurrently), then put back in input order. A rollout without a route gets `scores[i] = null` and its
  * problem; the rest is scored. A group split across routes gets no advantage (see {@link splitGroups}).
  */
@@ -185,7 +185,7 @@ export async function scoreRoutedBatch(scorer: RoutedScorer, rollouts: readonly 
   await Promise.all(
     [...parts.entries()].map(async ([key, idx]) => {
       const s = scorer.scorers.get(key)!;
-      const b = await scoreBatch(
+      const b = await scorePlainBatch(
         s,
         idx.map((i) => rollouts[i]!),
       );

@@ -84,9 +84,9 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   const cache = new BoundedCache<ComponentResult>(options.cacheSize ?? 100_000);
   const inline = new Map<number, VerifyFn>();
   const workerComponents = spec.components
-    .map((c, index) => ({ index, type: c.type, options: c.options, isolation: c.definition.isolation }))
+    .map((c, index) => ({ index, type: c.type, options: c.options, isolation: c.definition.isolation, module: c.module }))
     .filter((c) => c.isolation === "worker")
-    .map(({ index, type, options }) => ({ index, type, options }));
+    .map(({ index, type, options, module }) => ({ index, type, options, ...(module !== undefined ? { module } : {}) }));
   spec.components.forEach((c, i) => {
     if (c.definition.isolation === "inline") inline.set(i, c.definition.create(c.options));
   });

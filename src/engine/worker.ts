@@ -8,19 +8,29 @@
  */
 import { workerData } from "node:worker_threads";
 import { getVerifier } from "../verifiers/registry.js";
-import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
+import type { VerifierDefinition, VerifierInput, VerifyFn } from "../verifiers/types.js";
+import { PLUGIN_KIND } from "../plugins/define.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import { completionText } from "../core/completion.js";
 import { BoundedCache } from "../core/cache.js";
+import { loadPluginFile } from "../plugins/load.js";
 import type { WorkerComponent } from "./pool.js";
 
+/** A built-in type, or a plugin's: its module is loaded here (once; the engine's thread validated it already). */
+function definition(c: WorkerComponent): VerifierDefinition | undefined {
+  if (c.module === undefined) return getVerifier(c.type);
+  const loaded = loadPluginFile(c.module);
+  if ("error" in loaded) throw new Error(`plugin ${c.module}: ${loaded.error}`);
+  return loaded.definitions.find((d): d is Extract<typeof d, VerifierDefinition> => d[PLUGIN_KIND] === "verifier" && d.type === c.type);
+}
+
 const { startedAt } = workerData as { startedAt: BigInt64Array };
-const types = new Map<number, string>();
+const defs = new Map<number, VerifierDefinition>();
 const fns = new Map<number, VerifyFn>();
 for (const c of (workerData as { components: WorkerComponent[] }).components) {
-  const def = getVerifier(c.type);
+  const def = definition(c);
   if (!def) throw new Error(`unknown verifier type ${c.type}`);
-  types.set(c.index, c.type);
+  defs.set(c.index, def);
   fns.set(c.index, def.create(def.options.parse(c.options)));
 }
 const stepped = new BoundedCache<VerifyFn>(64);
@@ -47,7 +57,7 @@ export default async function run(task: {
     const k = `${task.component}\u0000${task.key}`;
     let fn = stepped.get(k);
     if (!fn) {
-      const def = getVerifier(types.get(task.component) ?? "");
+      const def = defs.get(task.component);
       if (!def) throw new Error(`component ${task.component} is not loaded in this worker`);
       fn = def.create(def.options.parse(task.options));
       stepped.set(k, fn);

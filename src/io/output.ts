@@ -60,6 +60,10 @@ export function openLineWriter(path: string | undefined, opts: LineWriterOptions
     failure ??= e;
   };
   stream.on("error", onError);
+  /** Throws the stream's error, if one came (a function: the listener sets it between awaits). */
+  const rethrow = (): void => {
+    if (failure) throw failure;
+  };
   return {
     async write(line) {
       if (failure) throw failure;
@@ -75,7 +79,7 @@ export function openLineWriter(path: string | undefined, opts: LineWriterOptions
       const closed = once(file!, "close");
       stream.end();
       await closed;
-      if (failure) throw failure;
+      rethrow();
     },
     destroy() {
       if (toStdout) return;

@@ -123,7 +123,7 @@ export function preciseElements(body: unknown, text: string, arrayKey = "rollout
   for (let k = 0; k < arr.length; k++) {
     i = skipWs(top, i);
     if (top.charCodeAt(i) === 0x2c) i = skipWs(top, i + 1);
-    const el = arr[k];
+    const el: unknown = arr[k];
     if (isLossy(el)) {
       const { raw, end } = membersAt(top, i, want);
       patch(el as Record<string, unknown>, keys, raw);

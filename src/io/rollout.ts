@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ChatMessage, Rollout } from "../core/types.js";
-import { formatPath } from "../spec/errors.js";
+import { formatPath } from "../core/problem.js";
 import { MAX_JSON_DEPTH, tooDeep } from "./depth.js";
 import { getPath } from "./fields.js";
 

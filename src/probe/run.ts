@@ -289,8 +289,8 @@ export async function runProbes(spec: CompiledSpec, input: string | { rollouts: 
     r.rate = round(r.above / r.n);
     r.meanReward = round(r.meanReward / r.n);
     r.baselineMean = round(r.baselineMean / r.n);
-    r.paidBy = Object.fromEntries(names.map((n, c) => [n, round(paid[k]![c]! / r.n)]).filter(([, v]) => (v as number) > 0));
-    if (r.examples.length === 0 && illustration[k]) r.examples.push(illustration[k]!);
+    r.paidBy = Object.fromEntries(names.map((n, c): [string, number] => [n, round(paid[k]![c]! / r.n)]).filter(([, v]) => v > 0));
+    if (r.examples.length === 0 && illustration[k]) r.examples.push(illustration[k]);
     if (r.rate > 0) {
       const types = Object.keys(r.paidBy).map((n) => spec.components.find((c) => c.name === n)!.type);
       const doc = documentedWeakness(r.name, [...new Set(types)]);

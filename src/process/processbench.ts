@@ -76,7 +76,7 @@ export async function loadProcessBench(file: string): Promise<ProcessBenchRecord
     if (typeof label !== "number" || !Number.isInteger(label) || label < -1 || label >= r.steps.length) {
       throw bad(file, where, "label", `expected an integer in [-1, ${r.steps.length - 1}] (the 0-based first wrong step, -1 for none)`);
     }
-    return { ...(r as object), id, steps: r.steps as string[], label } as ProcessBenchRecord;
+    return { ...(r as object), id, steps: r.steps, label };
   });
 }
 

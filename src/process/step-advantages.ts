@@ -1,5 +1,4 @@
 import type { ComponentResult, Rollout } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
 
 /** ε added to the step-reward std (as GRPO adds it to the reward std). */
 export const STEP_EPSILON = 1e-6;
@@ -42,8 +41,13 @@ export function tokenSpans(offsets: unknown, steps: number, length: number | und
   return { spans, length: n };
 }
 
+/** What step advantages read of a compiled spec (a `CompiledSpec` is one). */
+export interface ProcessSpec {
+  components: ReadonlyArray<{ type: string; weight: number }>;
+}
+
 /** The `process` component whose step rewards drive `step_advantages`: the first that counts (weight ≠ 0), else the first. */
-export function processComponent(spec: CompiledSpec): number {
+export function processComponent(spec: ProcessSpec): number {
   const all = spec.components.map((c, i) => ({ c, i })).filter(({ c }) => c.type === "process");
   if (all.length === 0) return -1;
   return (all.find(({ c }) => c.weight !== 0) ?? all[0]!).i;
@@ -79,7 +83,7 @@ export class StepAdvantages {
   private constructor(private readonly index: number) {}
 
   /** A collector for the spec, or undefined when the spec has no `process` component. */
-  static forSpec(spec: CompiledSpec): StepAdvantages | undefined {
+  static forSpec(spec: ProcessSpec): StepAdvantages | undefined {
     const i = processComponent(spec);
     return i < 0 ? undefined : new StepAdvantages(i);
   }

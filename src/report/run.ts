@@ -82,8 +82,8 @@ export async function readScored(file: string): Promise<RunData> {
   if (raw.length === 0) throw new UserError(`${file}: no scored rollouts (lines with "components"); score it first with rewardkit score`);
   const rows = raw.map(({ row, comps }) => ({
     ...row,
-    scores: components.map((n) => (typeof comps[n]?.score === "number" ? (comps[n]!.score as number) : null)),
-    reasons: components.map((n) => (typeof comps[n]?.reason === "string" ? (comps[n]!.reason as string) : undefined)),
+    scores: components.map((n) => (typeof comps[n]?.score === "number" ? (comps[n].score) : null)),
+    reasons: components.map((n) => (typeof comps[n]?.reason === "string" ? (comps[n].reason) : undefined)),
   }));
   return { source: file, components, rows, skipped };
 }

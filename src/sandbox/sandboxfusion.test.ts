@@ -19,8 +19,8 @@ const task: HarnessTask = {
 /** A stand-in SandboxFusion: checks the request like the server's pydantic model would, runs the code with python3 (trusted test code). */
 function fakeServer(requests: Record<string, unknown>[], reply?: (body: Record<string, unknown>) => unknown): typeof fetch {
   return (async (url: string | URL | Request, init?: RequestInit) => {
-    expect(String(url)).toBe("http://sf.example:8080/run_code");
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+    expect(url instanceof Request ? url.url : url.toString()).toBe("http://sf.example:8080/run_code");
+    const body = JSON.parse(init?.body as string) as Record<string, unknown>;
     requests.push(body);
     if (reply) {
       const r = reply(body);
@@ -29,7 +29,7 @@ function fakeServer(requests: Record<string, unknown>[], reply?: (body: Record<s
     }
     const p = spawnSync("/usr/bin/python3", ["-c", String(body.code)], { input: String(body.stdin), encoding: "utf8", env: { PATH: "/usr/bin", PYTHONHASHSEED: "0" } });
     return new Response(JSON.stringify({ status: p.status === 0 ? "Success" : "Failed", message: "", run_result: { status: "Finished", return_code: p.status, stdout: p.stdout, stderr: p.stderr, execution_time: 0.01 } }), { status: 200 });
-  }) as typeof fetch;
+  });
 }
 
 describe("SandboxFusion backend", () => {

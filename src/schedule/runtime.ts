@@ -1,6 +1,6 @@
 import { UserError } from "../core/errors.js";
 import type { ComponentResult } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
+import type { ScheduleSpec } from "./types.js";
 import { PerformanceTracker } from "./performance.js";
 import type { PerformanceOptions, PerformanceState } from "./performance.js";
 import type { ScheduledOption } from "./types.js";
@@ -78,7 +78,7 @@ export class ScheduleRuntime {
   private readonly inflight = new Map<number, number>();
   private waiters: Array<{ step: number; wake: () => void }> = [];
 
-  constructor(private readonly spec: CompiledSpec) {
+  constructor(private readonly spec: ScheduleSpec) {
     this.base = {
       weights: spec.components.map((c) => c.weight),
       thresholds: spec.components.map((c) => c.passThreshold),

@@ -45,3 +45,9 @@ export interface ScheduledOption {
   /** For a `performance` schedule: index of the component whose pass rate is tracked. */
   tracks?: number;
 }
+
+/** What the schedule runtime reads of a compiled spec (a `CompiledSpec` is one): base values and the schedules. */
+export interface ScheduleSpec {
+  components: ReadonlyArray<{ weight: number; passThreshold: number; options: Record<string, unknown> }>;
+  schedules: readonly ScheduledOption[];
+}

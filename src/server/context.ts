@@ -4,7 +4,15 @@ import { Admission } from "./admission.js";
 import { BodyBudget } from "./limits.js";
 import { Counter, Gauge, Histogram, Registry } from "./metrics.js";
 import type { ServerOptions } from "./options.js";
-import type { RoutedServing } from "./routes.js";
+import type { RoutedScorer } from "../engine/routes.js";
+import type { RoutedSpec } from "../spec/routes.js";
+
+/** What a routed server holds: the routed spec and, per route, a context whose `spec` and `scorer` are the route's. */
+export interface RoutedServing {
+  spec: RoutedSpec;
+  scorer: RoutedScorer;
+  routes: Map<string, ServerContext>;
+}
 
 /** Everything a route handler needs: the spec, its scorer, the limits, admission and metrics. */
 export interface ServerContext {

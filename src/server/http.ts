@@ -1,35 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { preciseElements } from "../io/precise.js";
 import type { BodyLease } from "./limits.js";
 import { LEASE } from "./limits.js";
+import { CLIENT_CLOSED, errorResponse } from "./errors.js";
 
-/** Error codes of the native protocol's error body `{"error": {"code", "message"}}`. */
-export type ErrorCode =
-  | "unauthorized"
-  | "forbidden"
-  | "bad_json"
-  | "bad_request"
-  | "too_large"
-  | "unsupported_media_type"
-  | "overloaded"
-  | "client_closed"
-  | "shutting_down"
-  | "not_found"
-  | "internal";
-
-/** HTTP statuses the server answers with; 499 (nginx's "client closed request") is only ever logged and counted. */
-export type Status = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 499 | 500 | 503;
-
-/** Status recorded for a request whose client went away before its body was read (nobody receives it). */
-export const CLIENT_CLOSED: Status = 499;
-
-/** The one error shape every route answers with. */
-export function errorResponse(c: Context, status: Status, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
-  return c.json({ error: { code, message } }, status as ContentfulStatusCode, headers);
-}
+export { CLIENT_CLOSED, errorResponse } from "./errors.js";
+export type { ErrorCode, Status } from "./errors.js";
 
 /**
  * Reads the body as text, at most `limit` bytes. On Node it reads the raw request stream (much cheaper than

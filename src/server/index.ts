@@ -90,7 +90,7 @@ export async function startServer(served: CompiledSpec | RoutedSpec, opts: Parti
       // autoCleanupIncoming off: an unread body (a request refused early with 413/429) is discarded by Node until its
       // end and the connection stays usable; hono's own cleanup would cut it after 500 ms, resetting a keep-alive
       // connection the client has already reused
-      const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port, autoCleanupIncoming: false }, () => resolve(s as Server)) as Server;
+      const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port, autoCleanupIncoming: false }, () => resolve(s)) as Server;
       s.once("error", reject);
       // counts a request until its response is fully written, so draining never cuts a reply short
       s.on("request", (req, res) => {

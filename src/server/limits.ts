@@ -6,7 +6,7 @@
  * uploading. The reservation lasts until the request is answered: the parsed body lives that long.
  */
 import type { MiddlewareHandler } from "hono";
-import { errorResponse } from "./http.js";
+import { errorResponse } from "./errors.js";
 
 /** The bytes one admitted request holds; chunked bodies grow it while streaming. */
 export class BodyLease {

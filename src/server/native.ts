@@ -14,38 +14,13 @@ import type { ComponentResult, Rollout } from "../core/types.js";
 import { componentsRecord } from "../engine/score-file.js";
 import { planFor, planFromSpec, readScoredRecord, ScoredRows } from "../engine/scored-rows.js";
 import type { AdvantagePlan } from "../engine/scored-rows.js";
-import { toRollout } from "../io/rollout.js";
 import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
+import { parseRollouts } from "./parse.js";
+import type { Parsed, RolloutError } from "./parse.js";
 import { scoreRollouts } from "./score.js";
 import { noteMissingStep, requestStep } from "./step.js";
 import { routedScoreResponse, routedSpecBody } from "./routes.js";
-
-/** Per-rollout problem as it appears in a result entry. */
-export interface RolloutError {
-  field: string;
-  message: string;
-}
-
-/** One validated rollout, or the problem that kept it out, at its request index. */
-export type Parsed = { index: number; id: string; rollout: Rollout } | { index: number; id: string; error: RolloutError };
-
-function idOf(record: unknown, index: number): string {
-  const id = isObject(record) ? record.id : undefined;
-  return typeof id === "string" || typeof id === "number" ? String(id) : String(index);
-}
-
-/** Validates `rollouts[i]` with the same rules as the CLI's input; the default id is the index. */
-export function parseRollouts(records: readonly unknown[], needs: "score" | "advantages", step?: number): Parsed[] {
-  return records.map((record, index) => {
-    const id = idOf(record, index);
-    const r = toRollout(record, index, {}, needs);
-    if ("problem" in r) return { index, id, error: { field: `rollouts[${index}]${r.problem.field ? "." + r.problem.field : ""}`, message: r.problem.message } };
-    r.rollout.id = id;
-    if (step !== undefined && r.rollout.step === undefined) r.rollout.step = step;
-    return { index, id, rollout: r.rollout };
-  });
-}
 
 /** Checks the envelope `{"rollouts": [...]}`: an object, an array within the size limit. */
 export function rolloutsOf(ctx: ServerContext, c: Context, body: unknown): { rollouts: unknown[] } | { response: Response } {
@@ -92,7 +67,7 @@ export function scoreHandler(ctx: ServerContext) {
     const refused = admit(ctx, c, valid.length);
     if (refused) return refused;
     noteMissingStep(ctx, "/v1/score", valid.filter((p) => p.rollout.step === undefined).length, valid.length);
-    if (ctx.routed) return routedScoreResponse(ctx, c, parsed, details as boolean | undefined, t0);
+    if (ctx.routed) return routedScoreResponse(ctx, c, parsed, details, t0);
     const batch = await scoreRollouts(
       ctx,
       valid.map((p) => p.rollout),
@@ -130,11 +105,11 @@ export function advantagesHandler(ctx: ServerContext) {
     if (req.preset !== undefined && typeof req.preset !== "string") return errorResponse(c, 400, "bad_request", "preset: expected a string");
     if (req.options !== undefined && !isObject(req.options)) return errorResponse(c, 400, "bad_request", "options: expected an object");
     if (req.on_unscorable !== undefined && req.on_unscorable !== "zero" && req.on_unscorable !== "exclude") return errorResponse(c, 400, "bad_request", 'on_unscorable: expected "zero" or "exclude"');
-    const onUnscorable = (req.on_unscorable as "zero" | "exclude" | undefined) ?? ctx.spec.onUnscorable;
+    const onUnscorable = (req.on_unscorable) ?? ctx.spec.onUnscorable;
     let plan: AdvantagePlan = { ...planFromSpec(ctx.spec), onUnscorable };
     if (req.estimator !== undefined || req.preset !== undefined || req.options !== undefined) {
       try {
-        plan = planFor((req.estimator as string | undefined) ?? plan.estimator.name, req.preset as string | undefined, (req.options as Record<string, unknown> | undefined) ?? {}, onUnscorable, ctx.spec);
+        plan = planFor((req.estimator) ?? plan.estimator.name, req.preset, (req.options) ?? {}, onUnscorable, ctx.spec);
       } catch (e) {
         return errorResponse(c, 400, "bad_request", (e as Error).message);
       }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ok, unscorable } from "../core/types.js";
 import { parseSpec } from "../spec/load.js";
-import { END_TOKENS, decodeLabel, emptyResponseWarner, openrlhfScore, stripQuery } from "./openrlhf.js";
+import { END_TOKENS, decodeLabel, emptyResponseWarner, stripQuery } from "./openrlhf.js";
+import { openrlhfScore } from "./openrlhf-score.js";
 
 describe("stripQuery (OpenRLHF query → response)", () => {
   const qwen = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n";

@@ -5,15 +5,14 @@
  * `query` is prompt + response decoded with `skip_special_tokens=False`, so the response is recovered here.
  */
 import type { Context } from "hono";
-import { passes } from "../compose/reward.js";
-import type { ComponentResult, Rollout } from "../core/types.js";
-import type { CompiledSpec } from "../spec/types.js";
+import type { Rollout } from "../core/types.js";
 import { promptGroup } from "../io/rollout.js";
 import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
 import { admit } from "./native.js";
 import { scoreRollouts } from "./score.js";
 import { noteMissingStep, requestStep } from "./step.js";
+import { openrlhfScore } from "./openrlhf-score.js";
 import { routedGetReward } from "./routes.js";
 
 /**
@@ -184,22 +183,6 @@ export function decodeLabel(label: unknown): unknown {
 }
 
 /**
- * How `/get_reward` fills OpenRLHF's `scores`, which drive its dynamic filtering (a group is kept when
- * `min < mean(scores) < max`, default (0, 1), `openrlhf/trainer/ppo_utils/samples_generator.py`): `rewards` is the
- * spec's reward; `scores[i]` is **1 when the first component that counts in the reward passes** (score ≥ its
- * `passThreshold`; unscorable fails) and 0 otherwise. "Counts" means the aggregator reads it and, for weighted
- * aggregators, its (step-0) weight is > 0; put the accuracy component first. A spec with no such component sends
- * the reward clamped to [0, 1] (null → 0).
- * @returns a function of one rollout's component results and reward giving its score in [0, 1].
- */
-export function openrlhfScore(spec: CompiledSpec): (results: readonly ComponentResult[], reward: number | null) => number {
-  const agg = spec.aggregate;
-  const k = spec.components.findIndex((c, i) => agg.uses[i] && (!agg.weighted || c.weight > 0));
-  if (k >= 0) return (results) => (passes(spec, results, k) ? 1 : 0);
-  return (_results, reward) => (reward === null || !Number.isFinite(reward) ? 0 : Math.min(1, Math.max(0, reward)));
-}
-
-/**
  * `POST /get_reward`. Each `query[i]` becomes a rollout: id `i`, group from `prompts[i]`, completion the stripped
  * response, `reference` = `labels[i]` decoded by {@link decodeLabel} (null → none), `step` = the body's `step` or the
  * `X-Rewardkit-Step` header. `rewards` is the spec's reward (a null reward, `onUnscorable: exclude`, is sent as
@@ -232,7 +215,7 @@ export function getRewardHandler(ctx: ServerContext) {
     const ls = (labels ?? []) as unknown[];
     const rollouts: Rollout[] = [];
     const empty: Array<{ index: number; method: StripMethod }> = [];
-    (query as string[]).forEach((q, i) => {
+    (query).forEach((q, i) => {
       const prompt = ps[i] ?? undefined;
       const { response, method } = stripQuery(q, prompt, endTokens);
       if (method === "header" || method === "none") ctx.metrics.promptNotFound.inc({ located_by: method });

@@ -13,17 +13,10 @@ import type { RoutedScorer, RouteProblem } from "../engine/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { ServerContext } from "./context.js";
-import { openrlhfScore } from "./openrlhf.js";
+import { openrlhfScore } from "./openrlhf-score.js";
 import { scoreRollouts } from "./score.js";
-import type { Parsed } from "./native.js";
+import type { Parsed } from "./parse.js";
 import type { ComponentResult } from "../core/types.js";
-
-/** What a routed server holds: the routed spec and, per route, a context whose `spec` and `scorer` are the route's. */
-export interface RoutedServing {
-  spec: RoutedSpec;
-  scorer: RoutedScorer;
-  routes: Map<string, ServerContext>;
-}
 
 /**
  * The spec a routed server's own context stands for (name and hash of the routed spec, every route's schedules for

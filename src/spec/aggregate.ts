@@ -1,11 +1,10 @@
-import { aggregatorTypes, getAggregator } from "../compose/registry.js";
-import type { AggregateContext } from "../compose/types.js";
+import { aggregators } from "../compose/registry.js";
+import type { AggregateContext, AggregatorDefinition } from "../compose/types.js";
+import type { Registry } from "../core/registry.js";
 import type { CompiledAggregate, PlainSpec } from "./types.js";
+import { isMissing, specErrorMap, zodIssues } from "./issues.js";
+import type { Issue } from "./issues.js";
 
-interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
 
 /**
  * Compiles the spec's `aggregate` (a type name, or `{type, ...options}`) against its components.
@@ -14,20 +13,17 @@ interface Issue {
 export function compileAggregate(
   raw: string | ({ type: string } & Record<string, unknown>),
   ctx: AggregateContext,
+  registry: Registry<AggregatorDefinition> = aggregators,
 ): { aggregate: CompiledAggregate; plain: PlainSpec["aggregate"] } | { issues: Issue[] } {
   const { type, ...own } = typeof raw === "string" ? { type: raw } : raw;
   const at: PropertyKey[] = ["aggregate"];
-  const def = getAggregator(type);
-  if (!def) return { issues: [{ path: typeof raw === "string" ? at : [...at, "type"], message: `unknown aggregator "${type}"; known: ${aggregatorTypes().join(", ")}` }] };
-  const r = def.options.safeParse(own);
+  const def = registry.get(type);
+  if (!def) return { issues: [{ path: typeof raw === "string" ? at : [...at, "type"], message: `unknown aggregator "${type}"; known: ${registry.names().join(", ")}` }] };
+  const r = def.options.safeParse(own, { error: specErrorMap });
   if (!r.success) {
-    return {
-      issues: r.error.issues.map((e) => {
-        if (e.code === "unrecognized_keys") return { path: [...at, ...e.path, e.keys[0]!], message: `unknown ${type} option${e.keys.length > 1 ? "s" : ""} ${e.keys.map((k) => `"${k}"`).join(", ")}` };
-        const m = /^Invalid input: expected (.+), received undefined$/.exec(e.message);
-        return { path: [...at, ...e.path], message: m ? `required (expected ${m[1]})${typeof raw === "string" ? `; write aggregate: {type: ${type}, ...}` : ""}` : e.message.replace(/^Invalid input: /, "") };
-      }),
-    };
+    const hint = typeof raw === "string" ? `; write aggregate: {type: ${type}, ...}` : "";
+    const issues = zodIssues(r.error, at, `${type} option`);
+    return { issues: issues.map((i, k) => (hint && isMissing(r.error, r.error.issues[k]!, own) ? { ...i, message: i.message + hint } : i)) };
   }
   const options = r.data as Record<string, unknown>;
   const c = def.compile(options, ctx);

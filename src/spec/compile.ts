@@ -1,31 +1,35 @@
 import { createHash } from "node:crypto";
-import type { z } from "zod";
 import { presetNames, presetOptions } from "../advantage/presets.js";
-import { estimatorNames, getEstimator } from "../advantage/registry.js";
-import { getVerifier, verifierTypes } from "../verifiers/registry.js";
-import { graderToSpec, isGraderDocument } from "../openai/import.js";
+import { BUILTINS, withPlugins } from "../plugins/catalog.js";
+import type { Catalog, LoadedPlugin } from "../plugins/catalog.js";
+import { graderToSpec, isGraderDocument } from "./dialects/openai.js";
 import { compileAggregate } from "./aggregate.js";
 import { compileSchedules, extractSchedules } from "./schedules.js";
 import { compileStages } from "./stages.js";
+import { validate } from "./issues.js";
+import type { Issue } from "./issues.js";
 import { COMPONENT_BASE_KEYS, specSchema } from "./schema.js";
 import type { CompiledComponent, CompiledSpec, PlainSpec } from "./types.js";
 import type { EstimatorDefinition } from "../advantage/types.js";
 import type { VerifierDefinition } from "../verifiers/types.js";
 
 /** A validation issue with its path into the spec document. */
-export interface SpecIssue {
-  path: PropertyKey[];
-  message: string;
+export type SpecIssue = Issue;
+
+/** How {@link compileSpec} resolves what the spec names. */
+export interface CompileOptions {
+  /** Directory that the spec's `plugins:` paths are relative to (the spec file's; default: the working directory). */
+  baseDir?: string;
 }
 
-function zodIssues(error: z.ZodError, prefix: PropertyKey[] = []): SpecIssue[] {
-  return error.issues.map((i) => {
-    if (i.code === "unrecognized_keys") {
-      return { path: [...prefix, ...i.path, i.keys[0]!], message: `unknown option${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}` };
-    }
-    const m = /^Invalid input: expected (.+), received undefined$/.exec(i.message);
-    return { path: [...prefix, ...i.path], message: m ? `required (expected ${m[1]})` : i.message.replace(/^Invalid (input|option): /, "") };
-  });
+/** Loads the document's `plugins:` (a list of module paths) into a catalog; issues point at `plugins[i]`. */
+function plugins(data: unknown, baseDir: string): { catalog: Catalog; plugins: LoadedPlugin[] } | { issues: SpecIssue[] } {
+  const list = data !== null && typeof data === "object" && !Array.isArray(data) ? (data as { plugins?: unknown }).plugins : undefined;
+  if (list === undefined) return { catalog: BUILTINS, plugins: [] };
+  if (!Array.isArray(list) || !list.every((p) => typeof p === "string" && p !== "")) return { issues: [{ path: ["plugins"], message: "expected a list of module paths (relative to the spec)" }] };
+  const r = withPlugins(list as string[], baseDir);
+  if ("issues" in r) return { issues: r.issues.map((i) => ({ path: ["plugins", i.index], message: i.message })) };
+  return r;
 }
 
 /** Canonical JSON (sorted keys) for hashing. */
@@ -47,46 +51,46 @@ type Found = Extract<ReturnType<typeof extractSchedules>, { found: unknown }>["f
  * Validates component `i`'s type and type options (every key but the common ones), also at the extremes of any
  * schedule on a type option. Pushes problems to `issues`; returns the definition and options when valid.
  */
-function typeOptions(c: Record<string, unknown>, i: number, found: Found, issues: SpecIssue[]): { def: VerifierDefinition<unknown>; options: Record<string, unknown> } | undefined {
-  const def = typeof c.type === "string" ? getVerifier(c.type) : undefined;
+function typeOptions(c: Record<string, unknown>, i: number, found: Found, issues: SpecIssue[], catalog: Catalog): { def: VerifierDefinition<unknown>; options: Record<string, unknown> } | undefined {
+  const def = typeof c.type === "string" ? catalog.verifiers.get(c.type) : undefined;
   if (!def) {
-    if (typeof c.type === "string") issues.push({ path: ["components", i, "type"], message: `unknown verifier type "${c.type}"; known: ${verifierTypes().join(", ")}` });
+    if (typeof c.type === "string") issues.push({ path: ["components", i, "type"], message: `unknown verifier type "${c.type}"; known: ${catalog.verifiers.names().join(", ")}` });
     return undefined;
   }
   const raw: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(c)) if (!COMPONENT_BASE_KEYS.has(k)) raw[k] = v;
-  const opts = def.options.safeParse(raw);
-  if (!opts.success) {
-    issues.push(...zodIssues(opts.error, ["components", i]));
+  const opts = validate(def.options, raw, ["components", i]);
+  if ("issues" in opts) {
+    issues.push(...opts.issues);
     return undefined;
   }
   // A scheduled type option must be valid over its whole range, not only at step 0.
   for (const f of found) {
     if (f.component !== i || COMPONENT_BASE_KEYS.has(f.key)) continue;
     for (const v of f.def.extremes(f.params)) {
-      const r = def.options.safeParse({ ...raw, [f.key]: v });
-      if (!r.success) issues.push(...zodIssues(r.error, ["components", i]).map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
+      const r = validate(def.options, { ...raw, [f.key]: v }, ["components", i]);
+      if ("issues" in r) issues.push(...r.issues.map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
     }
   }
   return { def, options: opts.data as Record<string, unknown> };
 }
 
 /** Resolves the `advantage:` block: estimator, preset, options. Pushes problems to `issues`. */
-function advantageBlock(adv: Record<string, unknown>, issues: SpecIssue[]): { est?: EstimatorDefinition<unknown>; options: Record<string, unknown> } {
+function advantageBlock(adv: Record<string, unknown>, issues: SpecIssue[], catalog: Catalog): { est?: EstimatorDefinition<unknown>; options: Record<string, unknown> } {
   const { estimator: estName = "grpo", preset, ...own } = adv as { estimator?: unknown; preset?: unknown } & Record<string, unknown>;
   if (typeof estName !== "string") return { options: {} }; // the schema reports the type
-  const est = getEstimator(estName);
+  const est = catalog.estimators.get(estName);
   if (!est) {
-    issues.push({ path: ["advantage", "estimator"], message: `unknown estimator "${estName}"; known: ${estimatorNames().join(", ")}` });
+    issues.push({ path: ["advantage", "estimator"], message: `unknown estimator "${estName}"; known: ${catalog.estimators.names().join(", ")}` });
     return { options: {} };
   }
   if (preset !== undefined && (typeof preset !== "string" || presetNames(est.name).indexOf(preset) < 0)) {
-    issues.push({ path: ["advantage", "preset"], message: `no preset "${String(preset)}" for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
+    issues.push({ path: ["advantage", "preset"], message: `no preset ${JSON.stringify(preset)} for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
     return { est, options: {} };
   }
-  const r = est.options.safeParse({ ...(preset !== undefined ? presetOptions(est.name, preset as string) : {}), ...own });
-  if (!r.success) {
-    issues.push(...zodIssues(r.error, ["advantage"]));
+  const r = validate(est.options, { ...(preset !== undefined ? presetOptions(est.name, preset) : {}), ...own }, ["advantage"]);
+  if ("issues" in r) {
+    issues.push(...r.issues);
     return { est, options: {} };
   }
   return { est, options: r.data as Record<string, unknown> };
@@ -96,7 +100,7 @@ function advantageBlock(adv: Record<string, unknown>, issues: SpecIssue[]): { es
  * When the top-level schema fails, the parts it did not look into are still checked — each component's type and
  * type options, duplicate names, the advantage block — so one run reports every problem.
  */
-function partIssues(data: unknown, found: Found): SpecIssue[] {
+function partIssues(data: unknown, found: Found, catalog: Catalog): SpecIssue[] {
   const issues: SpecIssue[] = [];
   if (data === null || typeof data !== "object") return issues;
   const d = data as Record<string, unknown>;
@@ -109,10 +113,10 @@ function partIssues(data: unknown, found: Found): SpecIssue[] {
         if (seen.has(comp.name)) issues.push({ path: ["components", i, "name"], message: `duplicate component name "${comp.name}" (also components[${seen.get(comp.name)}])` });
         else seen.set(comp.name, i);
       }
-      typeOptions(comp, i, found, issues);
+      typeOptions(comp, i, found, issues, catalog);
     });
   }
-  if (d.advantage !== null && typeof d.advantage === "object" && !Array.isArray(d.advantage)) advantageBlock(d.advantage as Record<string, unknown>, issues);
+  if (d.advantage !== null && typeof d.advantage === "object" && !Array.isArray(d.advantage)) advantageBlock(d.advantage as Record<string, unknown>, issues, catalog);
   return issues;
 }
 
@@ -123,7 +127,7 @@ function partIssues(data: unknown, found: Found): SpecIssue[] {
  * @param defaultName name used when the spec has no `name` (the file's base name).
  * @returns the compiled spec, or the list of issues with their document paths.
  */
-export function compileSpec(data: unknown, defaultName: string): { spec: CompiledSpec } | { issues: SpecIssue[] } {
+export function compileSpec(data: unknown, defaultName: string, options: CompileOptions = {}): { spec: CompiledSpec } | { issues: SpecIssue[] } {
   // Schedules (`weight: {schedule: linear, ...}`) are taken out first; their step-0 values stand in for them.
   // An OpenAI grader JSON (detected by its `type`) is converted to a spec first; issues point into the grader.
   if (isGraderDocument(data)) {
@@ -131,10 +135,13 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
     if ("issues" in g) return g;
     data = g.data;
   }
-  const pre = extractSchedules(data);
+  const loaded = plugins(data, options.baseDir ?? process.cwd());
+  if ("issues" in loaded) return loaded;
+  const { catalog } = loaded;
+  const pre = extractSchedules(data, catalog.schedules);
   if ("issues" in pre) return pre;
-  const parsed = specSchema.safeParse(pre.data);
-  if (!parsed.success) return { issues: [...zodIssues(parsed.error), ...partIssues(pre.data, pre.found)] };
+  const parsed = validate(specSchema, pre.data, [], "key");
+  if ("issues" in parsed) return { issues: [...parsed.issues, ...partIssues(pre.data, pre.found, catalog)] };
   const s = parsed.data;
   const issues: SpecIssue[] = [];
   const names = new Map<string, number>();
@@ -145,7 +152,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
 
   const components: CompiledComponent[] = [];
   s.components.forEach((c, i) => {
-    const typed = typeOptions(c, i, pre.found, issues);
+    const typed = typeOptions(c, i, pre.found, issues, catalog);
     if (!typed) return;
     const { def, options } = typed;
     let gate: number | undefined;
@@ -164,6 +171,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       ...(c.reference !== undefined && c.reference !== "reference" ? { referencePath: c.reference } : {}),
       options,
       definition: def,
+      ...(catalog.verifierModule(c.type) !== undefined ? { module: catalog.verifierModule(c.type) } : {}),
     });
   });
 
@@ -187,14 +195,15 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
   const names0 = s.components.map((c) => c.name);
   const sched = compileSchedules(pre.found, names0);
   if ("issues" in sched) issues.push(...sched.issues);
-  const agg = issues.length === 0 ? compileAggregate(s.aggregate, { names: names0, gates: components.map((c) => c.gate) }) : undefined;
+  const agg = issues.length === 0 ? compileAggregate(s.aggregate, { names: names0, gates: components.map((c) => c.gate) }, catalog.aggregators) : undefined;
   if (agg && "issues" in agg) issues.push(...agg.issues);
 
-  const { est, options: advOptions } = advantageBlock(s.advantage ?? { estimator: "grpo" }, issues);
+  const { est, options: advOptions } = advantageBlock(s.advantage ?? { estimator: "grpo" }, issues, catalog);
   if (issues.length > 0 || !est || !agg || "issues" in agg || "issues" in sched) return { issues };
 
   const plain: PlainSpec = {
     name: s.name ?? defaultName,
+    ...(s.plugins !== undefined && s.plugins.length > 0 ? { plugins: s.plugins } : {}),
     components: components.map((c) => ({
       name: c.name,
       type: c.type,
@@ -221,6 +230,7 @@ export function compileSpec(data: unknown, defaultName: string): { spec: Compile
       onUnscorable: s.onUnscorable,
       advantage: { estimator: est, options: advOptions },
       plain,
+      plugins: loaded.plugins,
     },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseSpec } from "./load.js";
-import { SpecError } from "./errors.js";
+import { formatProblem, SpecError } from "./errors.js";
 
 function problems(text: string): string[] {
   try {
@@ -86,5 +86,20 @@ describe("parseSpec", () => {
   it("validates regex patterns and overlong bounds", () => {
     expect(problems("components:\n  - {name: r, type: regex, pattern: '(a'}\n")[0]).toMatch(/components\[0\]\.pattern: invalid regular expression/);
     expect(problems("components:\n  - {name: o, type: overlong, maxLength: 10, bufferLength: 20}\n")[0]).toMatch(/components\[0\]\.bufferLength: bufferLength must be <= maxLength/);
+  });
+
+  it("locates strict-JSON syntax errors by line and column on every Node version", () => {
+    const json = (text: string) => {
+      try {
+        parseSpec(text, "t.json");
+      } catch (e) {
+        return (e as SpecError).problems.map(formatProblem);
+      }
+      return [];
+    };
+    expect(json('{\n  "components": [\n    {"name": "a", "type": math}\n  ]\n}\n')).toEqual(['t.json:3:27: invalid JSON: unexpected "math"']);
+    expect(json('{"components": [{"name": "a", "type": "exact"},]}')).toEqual(["t.json:1:48: invalid JSON: expected a value"]);
+    expect(json('{"components": [] // no\n}')).toEqual(["t.json:1:19: invalid JSON: comments are not JSON"]);
+    expect(json('{"name": "x", "components": [{"name": "a", "type": "exact"}]}')).toEqual([]);
   });
 });

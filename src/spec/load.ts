@@ -3,8 +3,8 @@ import { basename, dirname, extname, isAbsolute, resolve } from "node:path";
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import type { Document } from "yaml";
 import { compileSpec } from "./compile.js";
-import type { SpecIssue } from "./compile.js";
 import { formatPath, SpecError } from "./errors.js";
+import { jsonSyntaxProblems } from "./issues.js";
 import type { Problem } from "./errors.js";
 import type { CompiledSpec } from "./types.js";
 
@@ -27,17 +27,8 @@ export function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { l
 
 /** Throws a located SpecError when `text` is not strict JSON. */
 export function strictJson(text: string, file: string): void {
-  try {
-    JSON.parse(text);
-  } catch (e) {
-    const message = (e as Error).message;
-    const at = /position (\d+)/.exec(message);
-    const pos = at ? Number(at[1]) : undefined;
-    const before = pos === undefined ? "" : text.slice(0, pos);
-    const line = pos === undefined ? undefined : before.split("\n").length;
-    const col = pos === undefined ? undefined : pos - before.lastIndexOf("\n");
-    throw new SpecError([{ file, ...(line !== undefined ? { line, col: col! } : {}), path: "", message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, "")}` }]);
-  }
+  const problems = jsonSyntaxProblems(text);
+  if (problems.length > 0) throw new SpecError(problems.map((p) => ({ file, ...p, path: "" })));
 }
 
 /** Component options naming a file (`templateFile`) are relative to the spec: made absolute here, before validation reads them. */
@@ -75,9 +66,9 @@ export function parseSpec(text: string, file: string): CompiledSpec {
     throw new SpecError([{ file, ...locate(doc, lc, ["routes"]), path: "routes", message: "this spec routes rollouts to sub-specs: score it with rewardkit score / serve / check, or load it with loadAnySpec (this command takes a single spec)" }]);
   }
   resolveFileOptions(data, file);
-  const result = compileSpec(data, basename(file, extname(file)));
+  const result = compileSpec(data, basename(file, extname(file)), { baseDir: dirname(resolve(file)) });
   if ("spec" in result) return result.spec;
-  const problems: Problem[] = result.issues.map((i: SpecIssue) => ({ file, ...locate(doc, lc, i.path), path: formatPath(i.path), message: i.message }));
+  const problems: Problem[] = result.issues.map((i) => ({ file, ...locate(doc, lc, i.path), path: formatPath(i.path), message: i.message }));
   problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0)); // in reading order
   throw new SpecError(problems);
 }

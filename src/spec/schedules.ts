@@ -1,12 +1,10 @@
-import { getSchedule, isScheduleObject, scheduleNames } from "../schedule/registry.js";
+import { isScheduleObject, schedules as builtinSchedules } from "../schedule/registry.js";
+import type { Registry } from "../core/registry.js";
 import type { ScheduleDefinition, ScheduledOption, ScheduleTarget } from "../schedule/types.js";
 import { UNSCHEDULABLE_KEYS } from "./schema.js";
+import { validate } from "./issues.js";
+import type { Issue } from "./issues.js";
 
-/** A validation issue with its path into the spec document. */
-interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
 
 /** A schedule found in the document, before component names are resolved. */
 export interface FoundSchedule {
@@ -21,7 +19,7 @@ export interface FoundSchedule {
  * place, so the rest of compile validates numbers as usual. Returns the rewritten document (the input is not
  * modified) and the schedules found, or the issues (paths into the document).
  */
-export function extractSchedules(data: unknown): { data: unknown; found: FoundSchedule[] } | { issues: Issue[] } {
+export function extractSchedules(data: unknown, registry: Registry<ScheduleDefinition> = builtinSchedules): { data: unknown; found: FoundSchedule[] } | { issues: Issue[] } {
   const comps = (data as { components?: unknown } | null)?.components;
   if (!Array.isArray(comps)) return { data, found: [] };
   const found: FoundSchedule[] = [];
@@ -37,22 +35,15 @@ export function extractSchedules(data: unknown): { data: unknown; found: FoundSc
         issues.push({ path, message: `${key} cannot be scheduled (schedules apply to numeric options: weight, passThreshold, type options)` });
         continue;
       }
-      const def = typeof v.schedule === "string" ? getSchedule(v.schedule) : undefined;
+      const def = typeof v.schedule === "string" ? registry.get(v.schedule) : undefined;
       if (!def) {
-        issues.push({ path: [...path, "schedule"], message: `unknown schedule "${String(v.schedule)}"; known: ${scheduleNames().join(", ")}` });
+        issues.push({ path: [...path, "schedule"], message: `unknown schedule "${String(v.schedule)}"; known: ${registry.names().join(", ")}` });
         continue;
       }
       const { schedule: _name, ...rest } = v;
-      const r = def.options.safeParse(rest);
-      if (!r.success) {
-        for (const e of r.error.issues) {
-          const extra = e.code === "unrecognized_keys" ? [e.keys[0]!] : [];
-          const m = /^Invalid input: expected (.+), received undefined$/.exec(e.message);
-          issues.push({
-            path: [...path, ...e.path, ...extra],
-            message: e.code === "unrecognized_keys" ? `unknown ${def.name} schedule option${e.keys.length > 1 ? "s" : ""} ${e.keys.map((k) => `"${k}"`).join(", ")}` : m ? `required (expected ${m[1]})` : e.message.replace(/^Invalid input: /, ""),
-          });
-        }
+      const r = validate(def.options, rest, path, `${def.name} schedule option`);
+      if ("issues" in r) {
+        issues.push(...r.issues);
         continue;
       }
       const params = r.data as Record<string, unknown>;

@@ -34,6 +34,8 @@ export const specSchema = z.strictObject({
   /** Spec name, reported in summaries and by the server; default: the file's base name. */
   name: z.string().min(1).optional(),
   description: z.string().optional(),
+  /** Modules defining verifiers, aggregators, estimators or schedules (`defineVerifier` …), paths relative to the spec. */
+  plugins: z.array(z.string().min(1)).optional(),
   components: z.array(z.looseObject(componentBase.shape)).min(1, "a spec needs at least one component"),
   /**
    * How components combine: an aggregator type (`weighted-sum`, the default) or `{type: <type>, ...options}`,

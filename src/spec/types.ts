@@ -2,6 +2,7 @@ import type { EstimatorDefinition } from "../advantage/types.js";
 import type { Aggregator } from "../compose/types.js";
 import type { ScheduledOption } from "../schedule/types.js";
 import type { GroupStage, VerifierDefinition } from "../verifiers/types.js";
+import type { LoadedPlugin } from "../plugins/define.js";
 
 /** A component ready to run: validated options and resolved verifier. */
 export interface CompiledComponent {
@@ -17,6 +18,8 @@ export interface CompiledComponent {
   /** Validated type options, defaults filled in (plain data, sent to workers). */
   options: Record<string, unknown>;
   definition: VerifierDefinition<unknown>;
+  /** Absolute path of the plugin module defining this component's type (workers load it); absent for built-ins. */
+  module?: string;
   /** The component's group-context stage, when it has one (see `src/compose/group-stage.ts`). */
   stage?: GroupStage;
 }
@@ -33,6 +36,8 @@ export interface CompiledSpec {
   onUnscorable: "zero" | "exclude";
   advantage: { estimator: EstimatorDefinition<unknown>; options: Record<string, unknown> };
   plain: PlainSpec;
+  /** The plugin modules the spec loaded (`plugins:`), with what each defines; empty when none. */
+  plugins: LoadedPlugin[];
 }
 
 /** The spec's aggregator, compiled. */
@@ -53,6 +58,8 @@ export interface CompiledAggregate {
 /** The normalized spec as plain JSON data. */
 export interface PlainSpec {
   name: string;
+  /** The spec's `plugins:` as written; absent when none. */
+  plugins?: string[];
   components: Array<{ name: string; type: string; weight: number; passThreshold: number; gate?: string; timeoutMs: number; reference?: string; options: Record<string, unknown> }>;
   /** The aggregator's type, or `{type, ...options}` when it has options. */
   aggregate: string | ({ type: string } & Record<string, unknown>);

@@ -1,3 +1,5 @@
+import { defineRegistry } from "../core/registry.js";
+import type { Registry } from "../core/registry.js";
 import type { VerifierDefinition } from "./types.js";
 import { mathVerifier } from "./math/index.js";
 import { thinkFormatVerifier } from "./format/think-format.js";
@@ -19,7 +21,7 @@ import { fuzzyVerifier } from "./text/fuzzy.js";
 import { bleuVerifier } from "./text/bleu.js";
 import { rougeVerifiers } from "./text/rouge.js";
 import { iouVerifier } from "./geometry/iou.js";
-import { openaiGraderVerifier } from "../openai/grader-verifier.js";
+import { openaiGraderVerifier } from "./openai/grader.js";
 import { toolCallVerifier } from "./tools/tool-call.js";
 import { trajectoryVerifier } from "./tools/trajectory.js";
 import { createProcessVerifier } from "./process/index.js";
@@ -38,7 +40,8 @@ import { languageVerifier } from "./language/index.js";
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
  * Workers import this same module, so a type registered here is available in every worker.
  */
-const BUILTIN: VerifierDefinition<never>[] = [
+/** The built-in verifier types (a spec's `plugins:` add more: see `src/plugins/`). */
+export const verifiers: Registry<VerifierDefinition> = defineRegistry<VerifierDefinition>("verifier type", (v) => v.type, [
   mathVerifier,
   thinkFormatVerifier,
   exactVerifier,
@@ -63,7 +66,7 @@ const BUILTIN: VerifierDefinition<never>[] = [
   openaiGraderVerifier,
   toolCallVerifier,
   trajectoryVerifier,
-  createProcessVerifier(getVerifier),
+  createProcessVerifier((type) => getVerifier(type)),
   arithmeticVerifier,
   judgeVerifier,
   rewardModelVerifier,
@@ -74,17 +77,14 @@ const BUILTIN: VerifierDefinition<never>[] = [
   lengthBudgetVerifier,
   groupLengthVerifier,
   languageVerifier,
-] as unknown as VerifierDefinition<never>[];
-
-const registry = new Map<string, VerifierDefinition<unknown>>();
-for (const v of BUILTIN) registry.set(v.type, v as VerifierDefinition<unknown>);
+  ]);
 
 /** Looks up a verifier type; `undefined` when unknown. */
 export function getVerifier(type: string): VerifierDefinition<unknown> | undefined {
-  return registry.get(type);
+  return verifiers.get(type);
 }
 
 /** All registered verifier type names, sorted. */
 export function verifierTypes(): string[] {
-  return [...registry.keys()].sort();
+  return verifiers.names();
 }

@@ -5,7 +5,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Rollout } from "../../src/core/types.js";
 import { probeBwrap } from "../../src/sandbox/local.js";
 import { codeVerifier } from "../../src/verifiers/code/index.js";
 import { ROOT } from "../helpers.js";
@@ -46,7 +45,7 @@ const TASKS: Task[] = [
 const verify = codeVerifier.create(codeVerifier.options.parse({ testTimeoutMs: 2000, runTimeoutMs: 15_000, memoryMb: 512, score: "fraction" }));
 const score = async (language: string, code: string, reference: unknown) => {
   const fence = "```" + language + "\n";
-  return verify({ completion: fence + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } as Rollout });
+  return verify({ completion: fence + code + "\n```", reference, rollout: { id: "x", group: "g", completion: "" } });
 };
 
 /** Attacks that return values: they may match a test by coincidence (the first example's output, "0" printed). */

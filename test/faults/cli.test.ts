@@ -189,7 +189,7 @@ describe("SIGINT / SIGTERM", () => {
         stdio: ["ignore", "ignore", "pipe"],
       });
       let err = "";
-      child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
       // wait until pass one has spilled (the run is under way), then signal
       for (let i = 0; i < 600 && !(existsSync(tmpdir) && readdirSync(tmpdir).some((f) => existsSync(join(tmpdir, f, "spill.jsonl")))); i++) await new Promise((r) => setTimeout(r, 50));

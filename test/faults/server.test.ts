@@ -241,7 +241,7 @@ describe("startup", () => {
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let err = "";
-        child.stderr!.on("data", (d: Buffer) => {
+        child.stderr.on("data", (d: Buffer) => {
           err += d.toString();
           const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
           if (m) resolve(Number(m[1]));

@@ -59,7 +59,7 @@ export function registerAdvantages(program: Command): void {
     .option("-q, --quiet", "print nothing but errors")
     .action(async (input: string, o: AdvantagesFlags) => {
       const raw: Record<string, unknown> = parseSettings(o.set);
-      if (o.weights.length > 0) raw.weights = { ...((raw.weights as Record<string, number> | undefined) ?? {}), ...parseWeights(o.weights) };
+      if (o.weights.length > 0) raw.weights = { ...((raw.weights) ?? {}), ...parseWeights(o.weights) };
       if (o.filter !== undefined) raw.filter = o.filter;
       if (o.stratum !== undefined) raw.key = o.stratum;
       if (o.onUnscorable !== "zero" && o.onUnscorable !== "exclude") throw new UsageError(`--on-unscorable ${o.onUnscorable}: expected zero or exclude`);

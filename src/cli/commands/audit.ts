@@ -60,7 +60,7 @@ export function registerAudit(program: Command): void {
             continue;
           }
           const id = `line-${line}`;
-          yield { rollout: { id, group: id, completion: String(p.pred), reference: p.gold }, expected: p.expected };
+          yield { rollout: { id, group: id, completion: typeof p.pred === "string" ? p.pred : JSON.stringify(p.pred), reference: p.gold }, expected: p.expected };
         }
       }
       let n = 0;

@@ -18,8 +18,8 @@ function describeSchedules(spec: CompiledSpec): string[] {
   if (spec.schedules.length === 0) return [];
   const lines = ["schedules (the rollout's `step`, default 0, picks the value; the table above shows step 0):"];
   for (const s of spec.schedules) {
-    const { component: tracked, ...params } = s.params as Record<string, unknown>;
-    const extra = s.tracks !== undefined ? ` — tracks the pass rate of ${String(tracked ?? spec.components[s.tracks]!.name)}` : "";
+    const { component: tracked, ...params } = s.params;
+    const extra = s.tracks !== undefined ? ` — tracks the pass rate of ${typeof tracked === "string" ? tracked : spec.components[s.tracks]!.name}` : "";
     lines.push(`  ${s.path}: ${s.schedule} ${JSON.stringify(params)}${extra}`);
   }
   return lines;
@@ -28,6 +28,7 @@ function describeSchedules(spec: CompiledSpec): string[] {
 /** Human-readable description of what a compiled spec computes. */
 export function describeSpec(spec: CompiledSpec): string {
   const lines = [`spec ${spec.name} (hash ${spec.hash})`];
+  for (const p of spec.plugins) lines.push(`plugin ${p.path}: ${p.defines.join(", ") || "defines nothing"}`);
   const scheduled = new Set(spec.schedules.map((s) => `${s.component}.${s.key}`));
   const mark = (i: number, key: string, v: number) => `${num(v)}${scheduled.has(`${i}.${key}`) ? "*" : ""}`;
   const rows = [["component", "type", "weight", "pass ≥", "gate", "deadline", "runs in"]];

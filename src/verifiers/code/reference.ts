@@ -112,11 +112,12 @@ export function nativeReference(raw: unknown): { value: unknown; error?: string 
   if (typeof o.functional === "string") return { value: { kind: "assert", test: o.functional, prelude: "leetcode", ...rest } };
   if (Array.isArray(o.inputs) && Array.isArray(o.outputs)) {
     if (o.inputs.length !== o.outputs.length) return { value: v, error: `inputs (${o.inputs.length}) and outputs (${o.outputs.length}) differ in length` };
-    const outputs = o.outputs;
+    const outputs: unknown[] = o.outputs;
+    const inputs: unknown[] = o.inputs;
     if (typeof o.fn_name === "string") {
-      return { value: { kind: "call", entryPoint: o.fn_name, compare: "taco", cases: o.inputs.map((x, i) => ({ input: Array.isArray(x) ? x : [x], output: outputs[i] })), ...rest } };
+      return { value: { kind: "call", entryPoint: o.fn_name, compare: "taco", cases: inputs.map((x, i) => ({ input: Array.isArray(x) ? (x as unknown[]) : [x], output: outputs[i] })), ...rest } };
     }
-    return { value: { kind: "stdio", cases: o.inputs.map((x, i) => ({ stdin: lines(x), stdout: lines(outputs[i]) })), ...rest } };
+    return { value: { kind: "stdio", cases: inputs.map((x, i) => ({ stdin: lines(x), stdout: lines(outputs[i]) })), ...rest } };
   }
   return { value: v };
 }

@@ -38,7 +38,7 @@ export const fieldVerifier: VerifierDefinition<FieldOptions> = {
       const raw = getPath(rollout, o.path);
       const v = o.parseStrings && typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
       if (typeof v !== "number" || !Number.isFinite(v)) {
-        return unscorable("no_score", { path: o.path, ...(raw === undefined ? { error: "missing" } : { error: "not a finite number", value: raw === null ? null : String(raw).slice(0, 100) }) });
+        return unscorable("no_score", { path: o.path, ...(raw === undefined ? { error: "missing" } : { error: "not a finite number", value: raw === null ? null : (typeof raw === "string" ? raw : JSON.stringify(raw)).slice(0, 100) }) });
       }
       if ((o.min !== undefined && v < o.min) || (o.max !== undefined && v > o.max)) return unscorable("out_of_range", { path: o.path, value: v, min: o.min ?? null, max: o.max ?? null });
       return ok(v);

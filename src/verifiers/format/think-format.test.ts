@@ -63,10 +63,10 @@ describe("reasoning templates", () => {
 
   it("reads vLLM's reasoning_content (and reasoning) as the think block", () => {
     const msg = (extra: Record<string, unknown>) => [{ role: "assistant", content: "The answer is 4.", ...extra }];
-    expect(score({ completion: msg({ reasoning_content: "2+2=4" }) as unknown as Rollout["completion"] })).toEqual({ score: 1, status: "ok" });
-    expect(score({ completion: msg({ reasoning: "2+2=4" }) as unknown as Rollout["completion"] })).toEqual({ score: 1, status: "ok" });
-    expect(score({ completion: msg({}) as unknown as Rollout["completion"] })).toMatchObject({ score: 0, details: { problem: "no_open_tag" } });
-    expect(score({ completion: msg({ reasoning_content: "  " }) as unknown as Rollout["completion"] })).toMatchObject({ score: 0 });
+    expect(score({ completion: msg({ reasoning_content: "2+2=4" }) })).toEqual({ score: 1, status: "ok" });
+    expect(score({ completion: msg({ reasoning: "2+2=4" }) })).toEqual({ score: 1, status: "ok" });
+    expect(score({ completion: msg({}) })).toMatchObject({ score: 0, details: { problem: "no_open_tag" } });
+    expect(score({ completion: msg({ reasoning_content: "  " }) })).toMatchObject({ score: 0 });
     // reasoning separate AND think tags in the content: two blocks
     expect(score({ completion: [{ role: "assistant", content: "<think>again</think> 4", reasoning_content: "r" }] as unknown as Rollout["completion"] })).toMatchObject({ score: 0, details: { problem: "repeated_tags" } });
     // an empty answer after separated reasoning fails under verifiers semantics

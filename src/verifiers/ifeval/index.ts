@@ -46,13 +46,13 @@ export function parseIfevalReference(reference: unknown): Parsed {
   const r = reference as Record<string, unknown>;
   const ids = r.instruction_id_list;
   if (!Array.isArray(ids) || ids.length === 0 || !ids.every((x) => typeof x === "string")) return { error: "instruction_id_list: expected a non-empty array of instruction ids" };
-  const kw = r.kwargs ?? ids.map(() => ({}));
+  const kw: unknown = r.kwargs ?? ids.map(() => ({}));
   if (!Array.isArray(kw) || kw.length !== ids.length) return { error: `kwargs: expected an array of ${ids.length} objects, one per instruction` };
   const kwargs: Record<string, unknown>[] = [];
   for (let i = 0; i < ids.length; i++) {
     const def = INSTRUCTIONS.get(ids[i] as string);
     if (!def) return { error: `instruction_id_list[${i}]: unknown instruction "${ids[i] as string}"; known: ${instructionIds().join(", ")}` };
-    const k = kw[i];
+    const k: unknown = kw[i];
     if (k === null || typeof k !== "object" || Array.isArray(k)) return { error: `kwargs[${i}]: expected an object` };
     const clean = Object.fromEntries(Object.entries(k as Record<string, unknown>).filter(([, v]) => v !== null));
     const p = def.kwargs.safeParse(clean);
@@ -61,9 +61,9 @@ export function parseIfevalReference(reference: unknown): Parsed {
       const where = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
       return { error: `kwargs[${i}]${where ? "." + where : ""} (${ids[i] as string}): ${issue.message}` };
     }
-    kwargs.push(p.data as Record<string, unknown>);
+    kwargs.push(p.data);
   }
-  return { ids: ids as string[], kwargs };
+  return { ids: ids, kwargs };
 }
 
 /**

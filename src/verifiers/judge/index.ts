@@ -138,7 +138,7 @@ function messagesFor(o: JudgeOptions, vars: Record<string, string | undefined>, 
 export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
   type: "judge",
   summary: "LLM judge over an OpenAI-compatible chat endpoint: template → judgment → parsed score in [0, 1] (single, pairwise, listwise)",
-  options: judgeOptions as unknown as VerifierDefinition<JudgeOptions>["options"],
+  options: judgeOptions,
   isolation: "inline", // awaits HTTP; the client bounds every attempt and the engine aborts at timeoutMs
   abortable: true,
   defaultPassThreshold: 0.5,
@@ -275,7 +275,7 @@ export function pairwiseResult(
   const okSecond = !("status" in second);
   if (!okFirst && !okSecond) return first;
   if (!okFirst || !okSecond) {
-    const s = okFirst ? (first as { score: number; details: Record<string, unknown> }) : (second as { score: number; details: Record<string, unknown> });
+    const s = okFirst ? (first) : (second as { score: number; details: Record<string, unknown> });
     const score = okFirst ? s.score : 1 - s.score;
     const failed = (okFirst ? second : first) as ComponentResult;
     return ok(score, undefined, { ...s.details, orders: 1, debiased: false, otherOrder: failed.details?.error ?? failed.reason });

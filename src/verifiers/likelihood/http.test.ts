@@ -20,7 +20,7 @@ const server = createServer((req, res) => {
     const path = req.url ?? "";
     const body = JSON.parse(data || "{}") as Record<string, unknown>;
     bodies.push({ path, body, ...(req.headers.authorization ? { auth: req.headers.authorization } : {}) });
-    const toks = tokenize(String(body.prompt ?? ""));
+    const toks = tokenize(typeof body.prompt === "string" ? body.prompt : "");
     const send = (code: number, payload: unknown) => {
       res.writeHead(code, { "content-type": "application/json" });
       res.end(typeof payload === "string" ? payload : JSON.stringify(payload));

@@ -57,7 +57,7 @@ export function referenceSpan(texts: readonly string[], logprobs: readonly (numb
 
 /** Parses a vLLM `prompt_logprobs` response into per-token texts and log-probs. */
 export function parsePromptLogprobs(body: unknown): { texts: string[]; logprobs: (number | null)[] } | { error: string } {
-  const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+  const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? (body.choices as unknown[])[0] : undefined;
   const pl = isRecord(choice) ? choice.prompt_logprobs : undefined;
   if (!Array.isArray(pl)) return { error: "response has no choices[0].prompt_logprobs (is the server vLLM with prompt_logprobs support?)" };
   const texts: string[] = [];
@@ -81,7 +81,7 @@ export function parsePromptLogprobs(body: unknown): { texts: string[]; logprobs:
 
 /** Parses a legacy `echo` + `logprobs` response into per-prompt-token texts and log-probs. */
 export function parseEcho(body: unknown): { texts: string[]; logprobs: (number | null)[] } | { error: string } {
-  const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+  const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? (body.choices as unknown[])[0] : undefined;
   const lp = isRecord(choice) ? choice.logprobs : undefined;
   if (!isRecord(lp) || !Array.isArray(lp.tokens) || !Array.isArray(lp.token_logprobs) || lp.tokens.length !== lp.token_logprobs.length) {
     return { error: "response has no choices[0].logprobs.tokens / token_logprobs of equal length" };
@@ -92,7 +92,7 @@ export function parseEcho(body: unknown): { texts: string[]; logprobs: (number |
   const generated = typeof usage?.completion_tokens === "number" ? usage.completion_tokens : 0;
   const n = lp.tokens.length - generated;
   if (n <= 0) return { error: "no prompt tokens in the echoed logprobs" };
-  return { texts: (lp.tokens as string[]).slice(0, n), logprobs: (lp.token_logprobs as (number | null)[]).slice(0, n) };
+  return { texts: (lp.tokens).slice(0, n), logprobs: (lp.token_logprobs as (number | null)[]).slice(0, n) };
 }
 
 /**

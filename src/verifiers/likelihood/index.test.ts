@@ -4,7 +4,7 @@ import { likelihoodVerifier, reasoningOf, renderTemplate } from "./index.js";
 
 function run(opts: Record<string, unknown>, rollout: Partial<Rollout>) {
   const fn = likelihoodVerifier.create(likelihoodVerifier.options.parse(opts));
-  const r: Rollout = { id: "a", group: "g", completion: "because 6 * 7 = 42", ...rollout } as Rollout;
+  const r: Rollout = { id: "a", group: "g", completion: "because 6 * 7 = 42", ...rollout };
   return fn({ completion: r.completion as string, reference: r.reference, rollout: r });
 }
 

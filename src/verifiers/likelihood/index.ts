@@ -203,7 +203,7 @@ export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
  * 4000] → the scores lose [0, 0.0333, 0.0667, 0.1].
  */
 export function likelihoodGroupStage(o: LikelihoodOptions, self: number): GroupStage<ComponentResult> | undefined {
-  const settings = concentrationSettings("likelihood", o as unknown as Record<string, unknown>)!;
+  const settings = concentrationSettings("likelihood", o)!;
   if (settings.filterStd === undefined && settings.penalty === 0) return undefined;
   return {
     member: (_input, results) => results[self]!,

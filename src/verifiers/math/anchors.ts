@@ -4,7 +4,7 @@
  * is read from the words after it ({@link answerFrom}). Every pattern is a fixed phrase with bounded
  * spacing, scanned once over the text (linear).
  */
-import type { ExtractStrategy } from "./extract.js";
+import type { ExtractStrategy } from "./strategies.js";
 
 /** One anchor pattern. */
 export interface Anchor {

@@ -12,6 +12,7 @@
  */
 import { casCompare, casCompareEquations } from "./cas.js";
 import { absoluteInequality, assignmentTuples, matrixArithmetic } from "./shapes.js";
+import { splitTop } from "./split.js";
 import { fastEval, ratEq, ratToNumber, rat, type FastResult, type Rational } from "./fast.js";
 import { decimalBound, decimalPlaces } from "./verdict.js";
 import type { CompareSettings, Outcome, Verdict } from "./verdict.js";
@@ -24,40 +25,6 @@ type Node =
   | { kind: "seq"; open: string; close: string; items: Node[] } // ordered: (a,b), [a,b)
   | { kind: "union"; items: Node[] };
 
-/** Splits `s` at top-level occurrences of `sep` (outside (), [], {}, \{\} and \begin..\end). */
-export function splitTop(s: string, sep: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let env = 0;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i] as string;
-    if (c === "\\") {
-      if (s.startsWith("\\begin", i)) env++;
-      else if (s.startsWith("\\end", i)) env--;
-      else if (s[i + 1] === "{" || s[i + 1] === "}") {
-        depth += s[i + 1] === "{" ? 1 : -1;
-        i++;
-        continue;
-      }
-      if (depth === 0 && env === 0 && s.startsWith(sep, i) && !/[a-zA-Z]/.test(s[i + sep.length] ?? "")) {
-        out.push(s.slice(start, i));
-        start = i + sep.length;
-        i += sep.length - 1;
-      }
-      continue;
-    }
-    if (c === "(" || c === "[" || c === "{") depth++;
-    else if (c === ")" || c === "]" || c === "}") depth--;
-    else if (depth === 0 && env === 0 && s.startsWith(sep, i)) {
-      out.push(s.slice(start, i));
-      start = i + sep.length;
-      i += sep.length - 1;
-    }
-  }
-  out.push(s.slice(start));
-  return out;
-}
 
 /** Index of the bracket closing the one opened at 0 (any of ( [ { with mixed closers for intervals). */
 function enclosesWhole(s: string): boolean {

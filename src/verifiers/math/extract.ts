@@ -20,21 +20,14 @@
  * math `$…$` by `prepare.ts`. Every strategy is linear in the text.
  */
 import { anchorHits, type AnchorHit } from "./anchors.js";
+import { EXTRACT_STRATEGIES, WHOLE_MAX_CHARS } from "./strategies.js";
+import type { ExtractStrategy } from "./strategies.js";
 import { prepareText, type DollarMode } from "./prepare.js";
 import { answerFrom, isProse, lastNumber, MAX_CONTENT_CHARS } from "./reading.js";
 
 
-/** The extraction strategies used by default (`style: auto`), in the default order. */
-export const EXTRACT_STRATEGIES = ["boxed", "final-answer", "answer-line", "gsm8k", "whole", "last-math", "last-number"] as const;
-
-/** Longest text the `whole` strategy reads as a bare answer. */
-export const WHOLE_MAX_CHARS = 200;
-
-/** Every extraction strategy. */
-export const ALL_EXTRACT_STRATEGIES = EXTRACT_STRATEGIES;
-
-/** One extraction strategy name. */
-export type ExtractStrategy = (typeof ALL_EXTRACT_STRATEGIES)[number];
+export { ALL_EXTRACT_STRATEGIES, EXTRACT_STRATEGIES, WHOLE_MAX_CHARS } from "./strategies.js";
+export type { ExtractStrategy } from "./strategies.js";
 
 /** Which `\boxed{}` the `boxed` strategy reads when there are several. */
 export type BoxedPick = "last" | "first";

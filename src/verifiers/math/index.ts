@@ -10,11 +10,11 @@
 import { copiedFromPrompt, echoesPrompt, hedgeAfter, promptText } from "./hedge.js";
 import { ok, unscorable, type ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
-import { BoundedCache } from "./cache.js";
+import { BoundedCache } from "../../core/cache.js";
 import { casRewind, loadCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
 import { afterThink, allBoxed, extractAnswer, stripDelimiters } from "./extract.js";
-import { splitTop } from "./compare.js";
+import { splitTop } from "./split.js";
 import { normalizeAnswer, unitDimension, type Normalized } from "./normalize.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
 import { ANSWER_STYLES } from "./styles.js";
@@ -284,7 +284,7 @@ export function verifyMath(
   if (Array.isArray(reference)) {
     const refs: unknown[] = reference;
     if (refs.length === 0 || !refs.every(isScalarReference)) return invalidReference();
-    const alternatives = refs as (string | number | bigint)[];
+    const alternatives = refs;
     return then(
       sequence(alternatives.map((r) => () => verifyOne(completion, r, o, prompt))),
       (rs) => (rs.length === 1 ? (rs[0] as ComponentResult) : bestOf(rs)),

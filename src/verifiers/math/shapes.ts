@@ -4,7 +4,7 @@
  * unions of intervals (`2\leq|t|\leq5` → `[-5,-2]\cup[2,5]`) and matrix arithmetic evaluated entry by
  * entry (`A + B`, `A B`, `A \cdot B`). Each returns its input unchanged when the form does not apply.
  */
-import { splitTop } from "./compare.js";
+import { splitTop } from "./split.js";
 
 const NAME = String.raw`[a-zA-Z](?:_\{?\w+\}?)?|\\[a-zA-Z]+`;
 const ASSIGN_ITEM_RE = new RegExp(`^(${NAME})=([^=]+)$`);

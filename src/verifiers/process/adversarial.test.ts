@@ -74,7 +74,7 @@ describe("process: other attacks", () => {
   });
   it("a per-step verifier that crashes makes the component unscorable with worker_error, never a 0 or 1", async () => {
     const boom = createProcessVerifier((type) =>
-      type === "boom" ? ({ ...getVerifier("contains")!, type: "boom", options: getVerifier("contains")!.options, create: () => () => { throw new Error("boom"); } } as never) : getVerifier(type),
+      type === "boom" ? ({ ...getVerifier("contains")!, type: "boom", options: getVerifier("contains")!.options, create: () => () => { throw new Error("boom"); } }) : getVerifier(type),
     );
     const fn = boom.create(boom.options.parse({ stepVerifier: { type: "boom", value: "x" } }));
     const r = await fn({ completion: "a\n\nb", reference: undefined, rollout: { id: "r", group: "g", completion: "a\n\nb" } });

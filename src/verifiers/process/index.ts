@@ -127,7 +127,7 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
   return {
     type: "process",
     summary: "process reward: step scores (rollout step_scores or a per-step verifier) aggregated by min, product, last, mean, sum, first-error, clip-delta, gated or mix",
-    options: options as unknown as z.ZodType<ProcessOptions>,
+    options: options,
     isolation: "worker",
     defaultTimeoutMs: 10_000,
     // a nested verifier may read any rollout field, so no cache key could list them all

@@ -11,7 +11,7 @@ import { splitSteps } from "./steps.js";
 const def = createProcessVerifier(getVerifier);
 async function run(options: Record<string, unknown>, rollout: Partial<Rollout> & { completion?: string }): Promise<ComponentResult> {
   const fn = def.create(def.options.parse(options));
-  const r: Rollout = { id: "r", group: "g", completion: "", ...rollout } as Rollout;
+  const r: Rollout = { id: "r", group: "g", completion: "", ...rollout };
   return fn({ completion: typeof r.completion === "string" ? r.completion : "", reference: r.reference, rollout: r });
 }
 const ctx = { threshold: 0.5, eta: 1 };

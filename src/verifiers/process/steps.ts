@@ -99,7 +99,7 @@ export function rolloutSteps(rollout: Rollout, completion: string, o: SplitOptio
   const given = rollout.steps;
   if (o.rolloutSteps && given !== undefined && given !== null) {
     if (!Array.isArray(given) || !given.every((s) => typeof s === "string")) return { problem: "`steps` must be an array of strings" };
-    return { steps: given as string[], source: "rollout" };
+    return { steps: given, source: "rollout" };
   }
   return splitSteps(completion, o);
 }

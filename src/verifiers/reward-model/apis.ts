@@ -39,12 +39,12 @@ const finite = (x: unknown): x is number => typeof x === "number" && Number.isFi
 
 /** Orders `data[]` entries by their `index` (servers may answer out of order) and checks there are `n`. */
 function byIndex(json: unknown, n: number): Extracted<Array<Record<string, unknown>>> {
-  const data = isRecord(json) ? json.data : Array.isArray(json) ? json : undefined;
+  const data: unknown = isRecord(json) ? json.data : Array.isArray(json) ? (json as unknown[]) : undefined;
   const usage = usageOf(json);
   const u = usage ? { usage } : {};
   if (!Array.isArray(data)) return { error: `the response has no data list${isRecord(json) && isRecord(json.error) ? `: ${String(json.error.message).slice(0, 200)}` : ""}`, ...u };
   if (data.length !== n) return { error: `the response has ${data.length} results for ${n} inputs`, ...u };
-  const out: Array<Record<string, unknown>> = new Array(n);
+  const out = new Array<Record<string, unknown>>(n);
   data.forEach((d, k) => {
     const e: Record<string, unknown> = isRecord(d) ? d : { value: d };
     const i = finite(e.index) ? e.index : k;
@@ -100,7 +100,7 @@ export const RM_APIS: Record<string, RmApi> = {
         let d = e.data;
         if (finite(d)) return d;
         if (Array.isArray(d) && Array.isArray(d[d.length - 1])) d = d[d.length - 1];
-        if (Array.isArray(d) && d.length > 0 && d.every(finite)) return (d[o.classIndex ?? 0] as number | undefined) ?? `classIndex ${o.classIndex} but ${d.length} values`;
+        if (Array.isArray(d) && d.length > 0 && d.every(finite)) return (d[o.classIndex ?? 0]) ?? `classIndex ${o.classIndex} but ${d.length} values`;
         return "data is not a number or a list of numbers";
       }),
   },
@@ -148,9 +148,9 @@ export const RM_APIS: Record<string, RmApi> = {
     scores: (json, n) => {
       const r = isRecord(json) ? (json.rewards ?? json.scores) : undefined;
       if (!Array.isArray(r) || r.length !== n) return { error: `expected {rewards: [${n} numbers]}` };
-      const flat = r.map((x) => (Array.isArray(x) && x.length === 1 ? x[0] : x));
+      const flat = (r as unknown[]).map((x): unknown => (Array.isArray(x) && x.length === 1 ? (x as unknown[])[0] : x));
       if (!flat.every(finite)) return { error: "rewards are not all finite numbers" };
-      return { value: flat as number[] };
+      return { value: flat };
     },
   },
 };

@@ -142,7 +142,7 @@ export const jsonMatchVerifier: VerifierDefinition<JsonMatchOptions> = {
       let ref: unknown = reference;
       if (typeof ref === "string") {
         try {
-          ref = JSON.parse(ref as string) as unknown;
+          ref = JSON.parse(ref) as unknown;
         } catch {
           return unscorable("invalid_reference", { expected: "a JSON value, or a string holding JSON" });
         }

@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { addUriSchemePlugin } from "@hyperjump/browser";
 import { hasSchema, registerSchema, setShouldValidateFormat, unregisterSchema, validate } from "@hyperjump/json-schema/draft-2020-12";
-import type { OutputUnit, Validator } from "@hyperjump/json-schema/draft-2020-12";
+import type { Validator } from "@hyperjump/json-schema/draft-2020-12";
 import "@hyperjump/json-schema/draft-2019-09";
 import "@hyperjump/json-schema/draft-07";
 import "@hyperjump/json-schema/draft-06";
@@ -210,7 +210,7 @@ export function compileSchema(schema: unknown, dialect: string, remotes: Remotes
           verdict.satisfied = counts.satisfied;
         }
         if (!out.valid && "errors" in out && out.errors) {
-          verdict.errors = (out.errors as OutputUnit[]).slice(0, o.maxErrors).map((u) => ({
+          verdict.errors = (out.errors).slice(0, o.maxErrors).map((u) => ({
             instancePath: u.instanceLocation.replace(/^#/, "") || "/",
             keyword: keywordName(u.keyword),
             schemaPath: u.absoluteKeywordLocation.startsWith(prefix) ? u.absoluteKeywordLocation.slice(prefix.length) : u.absoluteKeywordLocation,

@@ -13,7 +13,7 @@ export interface DecodedCalls {
 }
 
 function argsOf(raw: unknown): Map<string, PyValue> {
-  const v = typeof raw === "string" ? (raw.trim() === "" ? new Map() : parseJsonValue(raw)) : fromJson(raw ?? {});
+  const v = typeof raw === "string" ? (raw.trim() === "" ? new Map<string, PyValue>() : parseJsonValue(raw)) : fromJson(raw ?? {});
   if (!(v instanceof Map)) throw new Error("arguments are not a JSON object");
   return v;
 }
@@ -47,14 +47,14 @@ function jsonCalls(v: PyValue): ModelCall[] | undefined {
     const name = it.get("name");
     if (typeof name === "string") {
       const a = it.get("arguments") ?? it.get("parameters") ?? new Map();
-      const args = typeof a === "string" ? parseJsonValue(a) : a;
+      const args: unknown = typeof a === "string" ? parseJsonValue(a) : a;
       if (!(args instanceof Map)) return undefined;
-      out.push({ name, arguments: args });
+      out.push({ name, arguments: args as Map<string, PyValue> });
     } else if (it.size === 1) {
       const [fname, a] = [...it][0]!;
-      const args = typeof a === "string" ? parseJsonValue(a) : a;
+      const args: unknown = typeof a === "string" ? parseJsonValue(a) : a;
       if (!(args instanceof Map)) return undefined;
-      out.push({ name: fname, arguments: args });
+      out.push({ name: fname, arguments: args as Map<string, PyValue> });
     } else return undefined;
   }
   return out;

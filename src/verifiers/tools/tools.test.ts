@@ -55,7 +55,7 @@ describe("tool-call (BFCL AST rules)", () => {
     const fTools = [{ name: "f", parameters: { type: "object", properties: { x: { type: "integer" } }, required: ["x"] } }];
     expect(await score("[f(x=2), f(x=1)]", ref, { tools: fTools })).toBe(1);
     const partial = toolCallVerifier.create(toolCallVerifier.options.parse({ score: "partial" }));
-    const r = await partial({ completion: "", reference: ref, rollout: { id: "r", group: "g", completion: "[f(x=2), f(x=3), f(x=4)]", tools: fTools } as Rollout });
+    const r = await partial({ completion: "", reference: ref, rollout: { id: "r", group: "g", completion: "[f(x=2), f(x=3), f(x=4)]", tools: fTools } });
     expect(r.score).toBeCloseTo(1 / 3, 12);
   });
   it("int float promotion and nested element types follow Python", () => {

@@ -1,8 +1,11 @@
 import { z } from "zod";
-import { ok, unscorable } from "../core/types.js";
-import type { ComponentResult } from "../core/types.js";
-import type { VerifierDefinition, VerifyFn } from "../verifiers/types.js";
+import { ok, unscorable } from "../../core/types.js";
+import type { ComponentResult } from "../../core/types.js";
+import type { VerifierDefinition, VerifyFn } from "../types.js";
 import { render, unsupportedRef } from "./template.js";
+import { fuzzyVerifier } from "../text/fuzzy.js";
+import { bleuVerifier } from "../text/bleu.js";
+import { rougeVerifiers } from "../text/rouge.js";
 
 const template = z.string().superRefine((t, ctx) => {
   const why = unsupportedRef(t);
@@ -20,6 +23,14 @@ export const SIMILARITY_METRICS: Readonly<Record<string, string>> = {
   rouge_5: "rouge-5",
   rouge_l: "rouge-l",
 };
+
+/** The verifiers behind the similarity metrics, imported directly (the registry imports this module). */
+const SIMILARITY: ReadonlyMap<string, VerifierDefinition> = new Map([fuzzyVerifier, bleuVerifier, ...rougeVerifiers].map((d): [string, VerifierDefinition] => [d.type, d]));
+
+/** The verifier of a similarity metric's rewardkit type (`fuzzy`, `bleu`, `rouge-l` …); `undefined` when there is none. */
+export function similarityVerifier(type: string): VerifierDefinition | undefined {
+  return SIMILARITY.get(type);
+}
 
 export const stringCheck = z.strictObject({
   type: z.literal("string_check"),
@@ -81,12 +92,11 @@ export const openaiGraderVerifier: VerifierDefinition<OpenAIGraderOptions> = {
   defaultTimeoutMs: 5000,
   cacheable: false, // templates read arbitrary rollout fields
   create({ grader: g }) {
-    // The registry imports this module, so it is reached lazily here (no import cycle at load time).
     const similarity: Promise<VerifyFn> | undefined =
       g.type === "text_similarity"
-        ? import("../verifiers/registry.js").then(({ getVerifier }) => {
+        ? Promise.resolve().then(() => {
             const type = SIMILARITY_METRICS[g.evaluation_metric]!;
-            const def = getVerifier(type);
+            const def = similarityVerifier(type);
             if (!def) throw new Error(`text_similarity ${g.evaluation_metric} needs the ${type} verifier, which this build lacks`);
             return def.create(def.options.parse({}));
           })

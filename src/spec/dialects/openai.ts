@@ -1,13 +1,8 @@
-import type { z } from "zod";
-import { formulaNames, parseFormula } from "../compose/formula.js";
-import { getVerifier } from "../verifiers/registry.js";
-import { SIMILARITY_METRICS, stringCheck, textSimilarity } from "./grader-verifier.js";
-import { modelGraderComponent } from "./model-grader.js";
-
-interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
+import { validate } from "../issues.js";
+import type { Issue } from "../issues.js";
+import { formulaNames, parseFormula } from "../../compose/formula.js";
+import { SIMILARITY_METRICS, similarityVerifier, stringCheck, textSimilarity } from "../../verifiers/openai/grader.js";
+import { modelGraderComponent } from "./openai-model-grader.js";
 
 /** Is this parsed document an OpenAI grader (it has a `type` and no `components`) rather than a rewardkit spec? */
 export function isGraderDocument(data: unknown): data is { type: string } & Record<string, unknown> {
@@ -18,30 +13,22 @@ const NOT_YET: Record<string, string> = {
   python: "Python graders run arbitrary code; port the check to a rewardkit verifier",
 };
 
-function zodIssues(error: z.ZodError, prefix: PropertyKey[]): Issue[] {
-  return error.issues.map((i) => {
-    if (i.code === "unrecognized_keys") return { path: [...prefix, ...i.path, i.keys[0]!], message: `unknown grader field${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}` };
-    const m = /^Invalid input: expected (.+), received undefined$/.exec(i.message);
-    return { path: [...prefix, ...i.path], message: m ? `required (expected ${m[1]})` : i.message.replace(/^Invalid input: /, "") };
-  });
-}
-
 /** One `string_check` / `text_similarity` grader → a component, or issues (paths into the grader document). */
 function component(g: unknown, name: string, at: PropertyKey[]): { component: Record<string, unknown> } | { issues: Issue[] } {
   const type = (g as { type?: unknown })?.type;
   const label = typeof (g as { name?: unknown })?.name === "string" ? ` "${(g as { name: string }).name}"` : "";
   if (typeof type === "string" && type in NOT_YET) return { issues: [{ path: [...at, "type"], message: `${type} grader${label} is not supported yet (${NOT_YET[type]})` }] };
   if (type === "multi") return { issues: [{ path: [...at, "type"], message: "a multi grader cannot contain another multi grader" }] };
-  if (type === "score_model" || type === "label_model") return modelGraderComponent(g, name, at, zodIssues);
+  if (type === "score_model" || type === "label_model") return modelGraderComponent(g, name, at);
   if (type !== "string_check" && type !== "text_similarity") {
     return { issues: [{ path: [...at, "type"], message: `unknown grader type "${String(type)}"; supported: string_check, text_similarity, score_model, label_model, multi` }] };
   }
-  const r = (type === "string_check" ? stringCheck : textSimilarity).safeParse(g);
-  if (!r.success) return { issues: zodIssues(r.error, at) };
+  const r = type === "string_check" ? validate(stringCheck, g, at, "grader field") : validate(textSimilarity, g, at, "grader field");
+  if ("issues" in r) return r;
   const grader = r.data;
   if (grader.type === "text_similarity") {
     const vt = SIMILARITY_METRICS[grader.evaluation_metric]!;
-    if (!getVerifier(vt)) return { issues: [{ path: [...at, "evaluation_metric"], message: `${grader.evaluation_metric} needs the ${vt} verifier, which this build does not have yet` }] };
+    if (!similarityVerifier(vt)) return { issues: [{ path: [...at, "evaluation_metric"], message: `${grader.evaluation_metric} needs the ${vt} verifier, which this build does not have yet` }] };
   }
   const threshold = grader.type === "text_similarity" ? grader.pass_threshold : undefined;
   return { component: { name, type: "openai-grader", grader, ...(threshold !== undefined ? { passThreshold: threshold } : {}) } };

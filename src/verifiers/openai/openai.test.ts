@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createScorer } from "../engine/scorer.js";
-import { parseSpec } from "../spec/load.js";
-import { checkString } from "./grader-verifier.js";
-import { graderToSpec } from "./import.js";
+import { createScorer } from "../../engine/scorer.js";
+import { parseSpec } from "../../spec/load.js";
+import { checkString } from "./grader.js";
+import { graderToSpec } from "../../spec/dialects/openai.js";
 import { render } from "./template.js";
-import { chatCompletion, promptOf, startReplay } from "../client/replay.test-helper.js";
+import { chatCompletion, promptOf, startReplay } from "../../client/replay.test-helper.js";
 
 // Graders shaped after the examples of OpenAI's graders guide (string_check, text_similarity, multi).
 const STRING_CHECK = { type: "string_check", name: "Example string check grader", input: "{{sample.output_text}}", reference: "{{item.label}}", operation: "eq" };

@@ -1,10 +1,7 @@
 import { z } from "zod";
-import { templateRefs } from "./template.js";
-
-interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
+import { templateRefs } from "../../verifiers/openai/template.js";
+import { validate } from "../issues.js";
+import type { Issue } from "../issues.js";
 
 /** Where imported model graders send their requests (OpenAI's API; change `baseUrl`/`apiKeyEnv` in the spec for another endpoint). */
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -83,10 +80,10 @@ function resultSchema(result: Record<string, unknown>): Record<string, unknown> 
  * `sampling_params` map to `temperature`, `topP`, `seed`, `maxTokens` (sent as `max_completion_tokens`) and
  * `extraBody.reasoning_effort`.
  */
-export function modelGraderComponent(g: unknown, name: string, at: PropertyKey[], zodIssues: (e: z.ZodError, at: PropertyKey[]) => Issue[]): { component: Record<string, unknown> } | { issues: Issue[] } {
+export function modelGraderComponent(g: unknown, name: string, at: PropertyKey[]): { component: Record<string, unknown> } | { issues: Issue[] } {
   const type = (g as { type?: unknown }).type;
-  const r = (type === "score_model" ? scoreModel : labelModel).safeParse(g);
-  if (!r.success) return { issues: zodIssues(r.error, at) };
+  const r = type === "score_model" ? validate(scoreModel, g, at, "grader field") : validate(labelModel, g, at, "grader field");
+  if ("issues" in r) return r;
   const grader = r.data;
   const issues: Issue[] = [];
   const template = grader.input.map((m, k) => {
