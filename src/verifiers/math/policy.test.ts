@@ -1,5 +1,6 @@
 import { describe, it, expect } from "vitest";
-import { allBoxed, afterThink, extractAnswer } from "./extract.js";
+import { allBoxed, extractAnswer } from "./extract.js";
+import { afterThink } from "../reasoning.js";
 import { verifyMath } from "./index.js";
 
 describe("extraction policy", () => {

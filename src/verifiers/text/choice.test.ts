@@ -36,6 +36,17 @@ describe("extractChoice", () => {
     ["The answer is B, or maybe I am wrong", ["B"]],
     ["The answer is B, or maybe B again", ["B"]],
     ["maybe", []],
+    // a whole completion that lists options, and hedges without an answer cue (red team: these were no_answer)
+    ["A or B", ["A", "B"]],
+    ["A, B", ["A", "B"]],
+    ["AB", ["A", "B"]],
+    ["Both B and C", ["B", "C"]],
+    ["B and D", ["B", "D"]],
+    ["I think B. Actually maybe C.", ["B", "C"]],
+    // quoted and bracketed letters after a cue
+    ['Answer: "B"', ["B"]],
+    ["Answer: [B]", ["B"]],
+    ["Answer: 'B'", ["B"]],
   ])("%j → %j", (text, want) => {
     expect(extractChoice(text, "ABCDEFGHIJ")).toEqual(want);
   });
@@ -54,6 +65,17 @@ describe("choice", () => {
     expect(await run(choiceVerifier, {}, "no idea", "B")).toEqual({ score: null, status: "unscorable", reason: "no_answer" });
     expect((await run(choiceVerifier, {}, "B")).reason).toBe("no_reference");
     expect((await run(choiceVerifier, { letters: "ABCD" }, "B", "F")).reason).toBe("invalid_reference");
+  });
+  it("reads the answer after the reasoning block, full-width letters as ASCII (red team)", async () => {
+    expect(await run(choiceVerifier, {}, "<think>The answer is B</think>\nC", "B")).toMatchObject({ score: 0, reason: "wrong_answer" });
+    expect((await run(choiceVerifier, {}, "<think>The answer is B</think>\nC", "C")).score).toBe(1);
+    expect((await run(choiceVerifier, {}, "<think>hmm</think>\n\nB", "B")).score).toBe(1);
+    expect(await run(choiceVerifier, {}, "<think>The answer is B", "B")).toMatchObject({ score: null, reason: "no_answer" });
+    expect((await run(choiceVerifier, { answerAfterThink: false }, "<think>The answer is B</think>\nI am not sure.", "B")).score).toBe(1);
+    expect((await run(choiceVerifier, {}, "Answer: Ｂ", "B")).score).toBe(1);
+  });
+  it.each(["A or B", "A, B", "AB", "Both B and C", "I think B. Actually maybe C."])("the list %j scores 0 (multiple_answers), never unscorable", async (text) => {
+    expect(await run(choiceVerifier, {}, text, "B")).toMatchObject({ score: 0, status: "ok", reason: "multiple_answers" });
   });
   // adversarial suite: a hedge names two options and earns 0 against either (found by `rewardkit probe`, hedge)
   it.each(["B, or maybe C", "The answer is B, or maybe C.", "Answer: (B), or maybe (C)", "\\boxed{B}, or maybe C", "I think the answer is B, or maybe C.", "The answer is C, or perhaps B"])(

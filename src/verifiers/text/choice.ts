@@ -1,10 +1,18 @@
 import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
+import { afterThink } from "../reasoning.js";
 import type { VerifierDefinition } from "../types.js";
 
 const options = z.strictObject({
   /** The option letters, in order (default `ABCDEFGHIJ`, MMLU-Pro's ten; `ABCD` for MMLU/GPQA). Upper-case. */
   letters: z.string().regex(/^[A-Z]{2,26}$/, "upper-case letters, 2 to 26").default("ABCDEFGHIJ"),
+  /**
+   * The answer must follow the reasoning block `<thinkTag>…</thinkTag>`, as in `math`: only the text after the
+   * last closing tag is read (a lone closing tag with nothing after it: the text before it); an answer left inside
+   * the reasoning does not count, and a bare letter after it does (`<think>…B…</think>\nC` answers C).
+   */
+  answerAfterThink: z.boolean().default(true),
+  thinkTag: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,30}$/).default("think"),
 });
 export type ChoiceOptions = z.infer<typeof options>;
 
@@ -13,17 +21,20 @@ export type ChoiceOptions = z.infer<typeof options>;
  * letter counts, so "The answer is A or B" (also "A, or B") is two answers. `L` stands for the letter class.
  * 1. `\boxed{B}` (also `\boxed{(B)}`, `\boxed{\text{B}}`);
  * 2. "answer is B", "answer: (B)", "Answer: **B**", "correct option is B", "final answer B";
- * 3. the whole completion is one option: `B`, `(B)`, `B.`, `**B**`, `B) text…`;
+ * 3. the whole completion is one option: `B`, `(B)`, `B.`, `**B**`, `B) text…`, or a list of options (`A or B`,
+ *    `A, B`, `Both B and C`, `AB`: several answers);
  * 4. bold `**B**` / `**(B)**` or a parenthesised `(B)` anywhere, when no other tier matched.
  */
 function tiers(L: string): RegExp[] {
-  const one = String.raw`(?:\*\*|__)?\(?[${L}]\)?(?:\*\*|__)?`;
+  const one = String.raw`(?:\*\*|__)?[(\["'“‘]?[${L}][)\]"'”’]?(?:\*\*|__)?`;
   const list = String.raw`${one}(?:\s*(?:,\s*(?:or\b|and\b)?|/|&|\bor\b|\band\b)\s*${one})*`;
   return [
     new RegExp(String.raw`\\boxed\{\s*(?:\\text(?:bf)?\{\s*)?\(?([${L}])\)?\s*\}?\s*\}`, "g"),
     // cue words in either case; the letters upper-case only, so the article "a" is not option A
     new RegExp(String.raw`(?:[Aa]nswer|[Oo]ption|[Cc]hoice)s?\s*(?:is|are|:|=)?\s*(?:is\s*)?:?\s*(${list})(?![A-Za-z])`, "g"),
     new RegExp(String.raw`^\s*(?:\*\*|__)?\s*\(?([${L}])\)?\s*(?:\*\*|__)?(?:[.):]\s*[\s\S]*)?$`, "g"),
+    // the whole completion is a list of options: "A or B", "A, B", "Both B and C", "AB" (several answers: 0)
+    new RegExp(String.raw`^\s*(?:(?:[Bb]oth|[Ee]ither)\s+)?(${list}|[${L}]{2,${L.length}})\s*[.!]?\s*$`, "g"),
     new RegExp(String.raw`\*\*\s*\(?([${L}])\)?\s*\*\*|\(([${L}])\)`, "g"),
   ];
 }
@@ -79,12 +90,15 @@ export function extractChoice(text: string, letters: string): string[] {
       return [...found];
     }
   }
-  // no tier decided: "B, or maybe C" opens with a bare option and hedges
+  // no tier decided: "B, or maybe C" or "I think B. Actually maybe C." names an option and hedges with another
   const hedges = hedged(text, letters);
   if (hedges.length === 0) return [];
-  const lead = new RegExp(String.raw`^\s*${optionToken(letters)}`).exec(text);
-  const ch = lead ? (lead[1] ?? lead[2] ?? lead[3] ?? lead[4]) : undefined;
-  const found = new Set([...(ch ? [ch] : []), ...hedges]);
+  const found = new Set<string>(); // in the order the text names them
+  for (const m of text.matchAll(new RegExp(optionToken(letters), "g"))) {
+    const ch = m[1] ?? m[2] ?? m[3] ?? m[4];
+    if (ch) found.add(ch);
+  }
+  for (const ch of hedges) found.add(ch);
   return found.size > 1 ? [...found] : [];
 }
 
@@ -107,7 +121,10 @@ export const choiceVerifier: VerifierDefinition<ChoiceOptions> = {
       if (typeof reference === "number" && Number.isInteger(reference)) ref = o.letters[reference];
       else if (typeof reference === "string") ref = /^\s*\(?([A-Za-z])\)?\s*$/.exec(reference)?.[1]?.toUpperCase();
       if (ref === undefined || !o.letters.includes(ref)) return unscorable("invalid_reference", { expected: `one of ${o.letters} or its 0-based index` });
-      const got = extractChoice(completion, o.letters);
+      const text = o.answerAfterThink ? afterThink(completion, o.thinkTag) : completion;
+      if (text === null) return unscorable("no_answer", { think: "unclosed" });
+      // NFKC: full-width letters and punctuation (`Ｂ`, `（B）`) read as their ASCII forms
+      const got = extractChoice(text.normalize("NFKC"), o.letters);
       if (got.length === 0) return unscorable("no_answer");
       if (got.length > 1) return ok(0, "multiple_answers", { extracted: got });
       return got[0] === ref ? ok(1, undefined, { extracted: got[0] }) : ok(0, "wrong_answer", { extracted: got[0] });
