@@ -43,6 +43,10 @@ const KINDS: Case[] = [
   ["Chinese", "一共有 4 + 5 = 9 本书，所以答案是 9 本。", "9", 1],
   ["Chinese", "一共有 4 + 5 = 9 本书，所以答案是 8 本。", "9", 0],
   ["Chinese", "由题意得 $a=3$，故答案为：$\\sqrt{3}$", "\\sqrt{3}", 1],
+  // Chinese hedges are enumerations (multiple_answers, 0), never undecidable (red team)
+  ["Chinese hedge", "故答案为：72或73", "72", 0],
+  ["Chinese hedge", "答案是 72 或者 73", "73", 0],
+  ["Chinese hedge", "【答案】72、73<eoa>", "72", 0],
   ["Chinese: full-width punctuation", "综上所述，故选 C。", "C", 1],
   ["Chinese: 答： line", "3+2=5（个）\n答：小明一共有5个苹果。", "5", 1],
   ["Chinese: 答： line", "3+2=5（个）\n答：小明一共有6个苹果。", "5", 0],
@@ -86,10 +90,11 @@ const KINDS: Case[] = [
 ];
 
 describe("math answers in the forms real models write (default style auto)", () => {
-  it.each(KINDS)("%s: %j vs %j → %d", async (_kind, completion, reference, expected) => {
+  it.each(KINDS)("%s: %j vs %j → %d", async (kind, completion, reference, expected) => {
     const r = await verifyMath(completion, reference);
     if (expected === 1) expect(r.score, JSON.stringify(r)).toBe(1);
     else expect(r.score, JSON.stringify(r)).not.toBe(1);
+    if (kind === "Chinese hedge") expect(r.reason).toBe("multiple_answers");
   });
 
   it("a long text of any shape is read without a quadratic path (`The answer is aaaa…`, `A: $$$$…`, `\\frac{` runs)", async () => {

@@ -268,6 +268,8 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/_\{(\w+)\}/g, "_$1");
   // Words "and"/"or" between answers act as commas (also glued between tuples: `(11,7)or(7,11)`).
   s = s.replace(/\s+(?:and|or)\s+/gi, ",").replace(/\)\s*or\s*\(/g, "),(");
+  // Chinese 或 / 或者 ("or"), 和 / 与 / 及 ("and") and the enumeration comma 、 between answers likewise (`72或73`, `72、73`)
+  s = s.replace(/\s*(?:或者|或|和|与|及|、)\s*/g, ",");
   // `\approx`: after an `=` chain it is a side note (`x = 1/3 \approx 0.33` → `x = 1/3`); alone it states the value.
   // an exact value followed by `\approx` and a decimal is the exact value (`\frac{7}{3} \approx 2.33`); after a
   // bare name it states the value (`x \approx 2.33` is `x = 2.33`); alone it is the value.
