@@ -3,12 +3,25 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-check/**", "dist-bench/**", "node_modules/**", "out/**", "coverage/**", "test/code-hacks/javascript/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "dist-check/**",
+      "dist-bench/**",
+      "node_modules/**",
+      "out/**",
+      "coverage/**",
+      "test/code-hacks/javascript/**",
+    ],
+  },
   js.configs.recommended,
   // type-aware: every TypeScript file is linted with its types (tsconfig.json through the project service)
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { globals: { ...globals.node }, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       "@typescript-eslint/switch-exhaustiveness-check": ["error", { considerDefaultExhaustiveForUnions: true }],
       "@typescript-eslint/no-explicit-any": "error",

@@ -60,14 +60,32 @@ for (let g = 0; g < G; g++) {
     strata[i] = rand() < 0.5 ? 0 : 1;
   }
 }
-const input = { rewards, groups: buildGroupIndex(groupIds), components: { names: names4, scores: comps }, lengths, strata };
+const input = {
+  rewards,
+  groups: buildGroupIndex(groupIds),
+  components: { names: names4, scores: comps },
+  lengths,
+  strata,
+};
 
-const presets = { grpo: "verl", dr_grpo: "verl", rloo: "verl", reinforce_pp_baseline: "verl", opo: "verl", gpg: "verl", grpo_passk: "verl", gdpo: "verl" };
+const presets = {
+  grpo: "verl",
+  dr_grpo: "verl",
+  rloo: "verl",
+  reinforce_pp_baseline: "verl",
+  opo: "verl",
+  gpg: "verl",
+  grpo_passk: "verl",
+  gdpo: "verl",
+};
 const names = [...SINGLE_REWARD, ...MULTI_COMPONENT].filter((e) => !only || only.split(",").includes(e));
 const resolved = Object.fromEntries(
   names.map((name) => {
     const est = getEstimator(name);
-    const raw = { ...(presets[name] ? presetOptions(name, presets[name]) : {}), ...(MULTI_COMPONENT.includes(name) ? { weights } : {}) };
+    const raw = {
+      ...(presets[name] ? presetOptions(name, presets[name]) : {}),
+      ...(MULTI_COMPONENT.includes(name) ? { weights } : {}),
+    };
     return [name, { est, opts: est.options.parse(raw) }];
   }),
 );
@@ -94,7 +112,11 @@ if (probe.status !== 0) {
   writeFileSync(join(dir, "lengths.f64"), Buffer.from(lengths.buffer));
   writeFileSync(join(dir, "strata.f64"), Buffer.from(Float64Array.from(strata).buffer));
   writeFileSync(join(dir, "groups.i32"), Buffer.from(groupIds.buffer));
-  const child = spawn("python3", [new URL("./advantages.py", import.meta.url).pathname, dir, String(N), String(K), names.join(",")], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(
+    "python3",
+    [new URL("./advantages.py", import.meta.url).pathname, dir, String(N), String(K), names.join(",")],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async () => (await lines.next()).value;
   if ((await next()) !== "ready") throw new Error("numpy worker did not start");
@@ -128,8 +150,12 @@ try {
     }
   }
   const fmt = (s) => `${(s * 1e3).toFixed(1)} ms`;
-  console.log(`advantage estimators: ${N.toLocaleString("en")} rollouts, groups of ${gs}, ${K} components, medians of ${rounds} interleaved rounds; Node ${process.version}; ${npNote}`);
-  console.log(`${"estimator".padEnd(22)} ${"kind".padEnd(6)} ${"rewardkit".padStart(10)} ${"numpy".padStart(10)} ${"ratio".padStart(7)}  ${"paired [min … max]".padStart(22)}  ${"max |Δ|".padStart(9)}  ${"fresh".padStart(9)} ${"ratio".padStart(6)}`);
+  console.log(
+    `advantage estimators: ${N.toLocaleString("en")} rollouts, groups of ${gs}, ${K} components, medians of ${rounds} interleaved rounds; Node ${process.version}; ${npNote}`,
+  );
+  console.log(
+    `${"estimator".padEnd(22)} ${"kind".padEnd(6)} ${"rewardkit".padStart(10)} ${"numpy".padStart(10)} ${"ratio".padStart(7)}  ${"paired [min … max]".padStart(22)}  ${"max |Δ|".padStart(9)}  ${"fresh".padStart(9)} ${"ratio".padStart(6)}`,
+  );
   let slowMulti = 0;
   for (const name of names) {
     const kind = MULTI_COMPONENT.includes(name) ? "multi" : "single";
@@ -147,7 +173,9 @@ try {
     }
     console.log(`${name.padEnd(22)} ${kind.padEnd(6)} ${fmt(mr).padStart(10)} ${cols}`);
   }
-  console.log("ratio = numpy median time ÷ rewardkit median time (> 1: rewardkit faster); paired = the same per round;");
+  console.log(
+    "ratio = numpy median time ÷ rewardkit median time (> 1: rewardkit faster); paired = the same per round;",
+  );
   console.log("rewardkit writes into a reused output buffer (out=); fresh = a new output array per call.");
   if (slowMulti) console.log(`${slowMulti} multi-component estimator(s) slower than numpy`);
 
@@ -156,13 +184,25 @@ try {
   const keys = Array.from(groupIds, (g) => `prompt-${g}`);
   const plainComps = Object.fromEntries(names4.map((k, j) => [k, Array.from(comps[j])]));
   const api = ["grpo", "gdpo"].filter((x) => names.includes(x));
-  const times = Object.fromEntries(api.flatMap((x) => [[`${x}:api`, []], [`${x}:kernel`, []]]));
-  for (const name of api) advantages({ rewards: plainRewards, groups: keys, components: plainComps, lengths }, { estimator: name, preset: "verl", options: name === "gdpo" ? { weights } : {} });
+  const times = Object.fromEntries(
+    api.flatMap((x) => [
+      [`${x}:api`, []],
+      [`${x}:kernel`, []],
+    ]),
+  );
+  for (const name of api)
+    advantages(
+      { rewards: plainRewards, groups: keys, components: plainComps, lengths },
+      { estimator: name, preset: "verl", options: name === "gdpo" ? { weights } : {} },
+    );
   for (let r = 0; r < rounds; r++) {
     for (const name of api) {
       const { est, opts } = resolved[name];
       let t = now();
-      advantages({ rewards: plainRewards, groups: keys, components: plainComps, lengths }, { estimator: name, preset: "verl", options: name === "gdpo" ? { weights } : {} });
+      advantages(
+        { rewards: plainRewards, groups: keys, components: plainComps, lengths },
+        { estimator: name, preset: "verl", options: name === "gdpo" ? { weights } : {} },
+      );
       times[`${name}:api`].push(now() - t);
       t = now();
       est.compute(input, opts); // fresh output, as advantages() returns one
@@ -172,7 +212,9 @@ try {
   for (const name of api) {
     const a = median(times[`${name}:api`]);
     const k = median(times[`${name}:kernel`]);
-    console.log(`advantages() ${name}, plain arrays + string group ids: ${fmt(a)} vs kernel ${fmt(k)}: ${(a / k).toFixed(2)}× the kernel`);
+    console.log(
+      `advantages() ${name}, plain arrays + string group ids: ${fmt(a)} vs kernel ${fmt(k)}: ${(a / k).toFixed(2)}× the kernel`,
+    );
   }
 } finally {
   if (py) py.child.stdin.end();

@@ -23,8 +23,17 @@ interface Row {
   labels: { valid: boolean };
 }
 const REMOTES = "examples/data/json-schema-remotes";
-const rows = readFileSync("examples/data/json-schema-suite.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l) as Row);
-const doc = (r: Row): unknown => JSON.parse(r.completion.replace(/^Here is the result:\n/, "").replace(/^```json\n/, "").replace(/\n```$/, ""));
+const rows = readFileSync("examples/data/json-schema-suite.jsonl", "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l) as Row);
+const doc = (r: Row): unknown =>
+  JSON.parse(
+    r.completion
+      .replace(/^Here is the result:\n/, "")
+      .replace(/^```json\n/, "")
+      .replace(/\n```$/, ""),
+  );
 
 function remoteFiles(dir: string, rel = ""): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
@@ -38,7 +47,10 @@ function remoteFiles(dir: string, rel = ""): Array<[string, unknown]> {
 
 type Verdict = (r: Row) => Promise<boolean | null>;
 
-async function measure(name: string, verdictFor: (group: Row[]) => Promise<Verdict>): Promise<{ name: string; ms: number; all: number; noRemote: number; nAll: number; nNoRemote: number }> {
+async function measure(
+  name: string,
+  verdictFor: (group: Row[]) => Promise<Verdict>,
+): Promise<{ name: string; ms: number; all: number; noRemote: number; nAll: number; nNoRemote: number }> {
   const groups = new Map<string, Row[]>();
   for (const r of rows) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
   let all = 0;
@@ -70,9 +82,16 @@ async function main(): Promise<void> {
     }
   });
   const remotes = remoteFiles(REMOTES);
-  const ajvs = { 2020: new Ajv2020({ strict: false, validateFormats: false }), 7: new Ajv({ strict: false, validateFormats: false }) };
+  const ajvs = {
+    2020: new Ajv2020({ strict: false, validateFormats: false }),
+    7: new Ajv({ strict: false, validateFormats: false }),
+  };
   for (const [uri, schema] of remotes) {
-    const target = uri.includes("/draft7/") ? [ajvs[7]] : uri.includes("/draft2020-12/") ? [ajvs[2020]] : [ajvs[7], ajvs[2020]];
+    const target = uri.includes("/draft7/")
+      ? [ajvs[7]]
+      : uri.includes("/draft2020-12/")
+        ? [ajvs[2020]]
+        : [ajvs[7], ajvs[2020]];
     for (const a of target) {
       try {
         a.addSchema(schema as object, uri);
@@ -101,7 +120,9 @@ async function main(): Promise<void> {
   console.log("| library | agreement (all required) | agreement (no refRemote) | time | ratio |");
   console.log("| --- | --- | --- | --- | --- |");
   for (const m of [hyper, ajv]) {
-    console.log(`| ${m.name} | ${m.all}/${m.nAll} = ${((100 * m.all) / m.nAll).toFixed(2)} % | ${m.noRemote}/${m.nNoRemote} = ${((100 * m.noRemote) / m.nNoRemote).toFixed(2)} % | ${m.ms.toFixed(0)} ms | ${(m.ms / hyper.ms).toFixed(2)} |`);
+    console.log(
+      `| ${m.name} | ${m.all}/${m.nAll} = ${((100 * m.all) / m.nAll).toFixed(2)} % | ${m.noRemote}/${m.nNoRemote} = ${((100 * m.noRemote) / m.nNoRemote).toFixed(2)} % | ${m.ms.toFixed(0)} ms | ${(m.ms / hyper.ms).toFixed(2)} |`,
+    );
   }
 }
 

@@ -48,13 +48,34 @@ try {
     run++;
     const input = join(dir, `in-${run}.jsonl`);
     // distinct prompts every run: nothing is served from the cache
-    writeFileSync(input, Array.from({ length: N }, (_, k) => JSON.stringify({ id: `r${k}`, group: `g${k % 125}`, prompt: "p", completion: `run ${run} answer ${k}` })).join("\n") + "\n");
-    const c = compileSpec({ components: [{ name: "judge", type: "judge", baseUrl: url, model: "m", template: "{{completion}}", parse: "mt-bench", concurrency: C }] }, "bench");
+    writeFileSync(
+      input,
+      Array.from({ length: N }, (_, k) =>
+        JSON.stringify({ id: `r${k}`, group: `g${k % 125}`, prompt: "p", completion: `run ${run} answer ${k}` }),
+      ).join("\n") + "\n",
+    );
+    const c = compileSpec(
+      {
+        components: [
+          {
+            name: "judge",
+            type: "judge",
+            baseUrl: url,
+            model: "m",
+            template: "{{completion}}",
+            parse: "mt-bench",
+            concurrency: C,
+          },
+        ],
+      },
+      "bench",
+    );
     if ("issues" in c) throw new Error(JSON.stringify(c.issues));
     const t0 = performance.now();
     const s = await scoreFile(c.spec, { input, output: join(dir, `out-${run}.jsonl`), concurrency: 2 });
     const ms = performance.now() - t0;
-    if (s.judges.judge.calls !== N || s.components.judge.mean === null) throw new Error(`bad run: ${JSON.stringify(s.judges)}`);
+    if (s.judges.judge.calls !== N || s.components.judge.mean === null)
+      throw new Error(`bad run: ${JSON.stringify(s.judges)}`);
     return ms;
   }
   async function bareRun() {
@@ -64,7 +85,11 @@ try {
       Array.from({ length: C }, async () => {
         while (next < N) {
           const k = next++;
-          const res = await fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: `bare ${k}` }] }) });
+          const res = await fetch(`${url}/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "m", messages: [{ role: "user", content: `bare ${k}` }] }),
+          });
           await res.json();
         }
       }),
@@ -78,11 +103,19 @@ try {
     const one = (k) =>
       new Promise((ok, fail) => {
         const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: `http ${k}` }] });
-        const req = request(`${url}/chat/completions`, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-          const chunks = [];
-          res.on("data", (c) => chunks.push(c));
-          res.on("end", () => ok(JSON.parse(Buffer.concat(chunks).toString())));
-        });
+        const req = request(
+          `${url}/chat/completions`,
+          {
+            method: "POST",
+            agent,
+            headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+          },
+          (res) => {
+            const chunks = [];
+            res.on("data", (c) => chunks.push(c));
+            res.on("end", () => ok(JSON.parse(Buffer.concat(chunks).toString())));
+          },
+        );
         req.on("error", fail);
         req.end(body);
       });
@@ -110,11 +143,15 @@ try {
   const j = median(judge);
   const b = median(bare);
   const h = median(http);
-  console.log(`judge bench: ${N} rollouts, replay latency ${LATENCY} ms, concurrency ${C}, ${REPEATS} interleaved runs (medians)`);
+  console.log(
+    `judge bench: ${N} rollouts, replay latency ${LATENCY} ms, concurrency ${C}, ${REPEATS} interleaved runs (medians)`,
+  );
   console.log(`  ideal  ceil(N/C)·latency  ${ideal.toFixed(0)} ms`);
   console.log(`  bare fetch loop           ${b.toFixed(0)} ms   ${(b / ideal).toFixed(3)}x ideal`);
   console.log(`  bare node:http loop       ${h.toFixed(0)} ms   ${(h / ideal).toFixed(3)}x ideal`);
-  console.log(`  rewardkit score (judge)   ${j.toFixed(0)} ms   ${(j / ideal).toFixed(3)}x ideal   ${(j / h).toFixed(3)}x bare node:http   (target < 1.5x ideal)`);
+  console.log(
+    `  rewardkit score (judge)   ${j.toFixed(0)} ms   ${(j / ideal).toFixed(3)}x ideal   ${(j / h).toFixed(3)}x bare node:http   (target < 1.5x ideal)`,
+  );
 } finally {
   server.kill();
   rmSync(dir, { recursive: true, force: true });

@@ -12,9 +12,42 @@ export interface Shape {
   right: boolean;
 }
 
-const ANCHORS = ["The answer is ", "the final answer is ", "Final Answer:\n", "**Final Answer**\n", "Answer: ", "A: ", "#### ", "答案是 ", "【答案】", "la réponse est ", "Réponse : ", "\\boxed{", "$", "\\(", "$$", "\\[", "<answer>"];
+const ANCHORS = [
+  "The answer is ",
+  "the final answer is ",
+  "Final Answer:\n",
+  "**Final Answer**\n",
+  "Answer: ",
+  "A: ",
+  "#### ",
+  "答案是 ",
+  "【答案】",
+  "la réponse est ",
+  "Réponse : ",
+  "\\boxed{",
+  "$",
+  "\\(",
+  "$$",
+  "\\[",
+  "<answer>",
+];
 const UNITS = ["a", "1", "$", "x=", " ", "ab'", "\\frac{"];
-const RUNS = ["{", "\\frac{", "\\left(", "$1 ", "1,", "\\approx ", "\n", "<think>", "the correct answer is C ", "A: 1\n", "answer ", "$x$", "2,7", "\\begin{pmatrix}"];
+const RUNS = [
+  "{",
+  "\\frac{",
+  "\\left(",
+  "$1 ",
+  "1,",
+  "\\approx ",
+  "\n",
+  "<think>",
+  "the correct answer is C ",
+  "A: 1\n",
+  "answer ",
+  "$x$",
+  "2,7",
+  "\\begin{pmatrix}",
+];
 
 /** The shapes, each `bytes` long (default 1 MiB). */
 export function megabyteShapes(bytes = 1 << 20): Shape[] {
@@ -23,12 +56,22 @@ export function megabyteShapes(bytes = 1 << 20): Shape[] {
     return head + unit.repeat(Math.ceil(n / unit.length)).slice(0, n) + tail;
   };
   const out: Shape[] = [];
-  for (const a of ANCHORS) for (const u of UNITS) out.push({ name: `${JSON.stringify(a)} + ${JSON.stringify(u)}*`, text: fill(u, a), right: false });
+  for (const a of ANCHORS)
+    for (const u of UNITS)
+      out.push({ name: `${JSON.stringify(a)} + ${JSON.stringify(u)}*`, text: fill(u, a), right: false });
   for (const u of RUNS) out.push({ name: `${JSON.stringify(u)}*`, text: fill(u), right: false });
   out.push({ name: "prose … The answer is 42.", text: fill("lorem ipsum ", "", "\nThe answer is 42."), right: true });
   out.push({ name: "$x$ spans … The answer is 42.", text: fill("$x$ and ", "", "\nThe answer is 42."), right: true });
   out.push({ name: "money … A: 42", text: fill("$3 each, so 2 * 3 = $6. ", "", "\nA: 42"), right: true });
-  out.push({ name: "\\(y\\) spans … \\boxed{42}", text: fill("\\(y\\) ", "", "\nSo the answer is \\boxed{42}."), right: true });
-  out.push({ name: "GSM8K lines … A: 42", text: fill("She sold 48/2 = <<48/2=24>>24 clips.\n", "", "A: 42"), right: true });
+  out.push({
+    name: "\\(y\\) spans … \\boxed{42}",
+    text: fill("\\(y\\) ", "", "\nSo the answer is \\boxed{42}."),
+    right: true,
+  });
+  out.push({
+    name: "GSM8K lines … A: 42",
+    text: fill("She sold 48/2 = <<48/2=24>>24 clips.\n", "", "A: 42"),
+    right: true,
+  });
   return out;
 }

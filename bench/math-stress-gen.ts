@@ -17,24 +17,145 @@ export interface StressCase {
   reference: string;
 }
 
-
 /** Typical gold answers (shapes of MATH / GSM8K references). */
 const GOLDS = [
-  "3", "-4", "0", "1000", "10{,}000", "0.5", "3.14", "\\frac{1}{2}", "\\dfrac{7}{3}", "2\\frac{1}{3}", "\\sqrt{2}",
-  "2\\sqrt{3}", "\\frac{\\sqrt{5}-1}{2}", "\\pi", "2\\pi", "e", "x^2+1", "(x+1)^2", "2^{10}", "25\\%", "45^\\circ",
-  "\\$18.90", "5\\text{ cm}", "(1,2)", "(3, \\frac{\\pi}{2})", "[2,5)", "(-\\infty, 1) \\cup (2, \\infty)", "\\{1, 2, 3\\}",
-  "1, 2, 3", "x=5", "y = 2x + 3", "x \\geq 2", "\\text{Monday}", "(B)", "\\textbf{(C)}", "4:30 \\text{ p.m.}",
-  "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}", "3+4i", "\\pm 2",
-  "\\frac{1}{2004!}", "1/2^{99}", "141_{13}", "-\\frac{40}{153}", "6.29\\times10^{6}",
+  "3",
+  "-4",
+  "0",
+  "1000",
+  "10{,}000",
+  "0.5",
+  "3.14",
+  "\\frac{1}{2}",
+  "\\dfrac{7}{3}",
+  "2\\frac{1}{3}",
+  "\\sqrt{2}",
+  "2\\sqrt{3}",
+  "\\frac{\\sqrt{5}-1}{2}",
+  "\\pi",
+  "2\\pi",
+  "e",
+  "x^2+1",
+  "(x+1)^2",
+  "2^{10}",
+  "25\\%",
+  "45^\\circ",
+  "\\$18.90",
+  "5\\text{ cm}",
+  "(1,2)",
+  "(3, \\frac{\\pi}{2})",
+  "[2,5)",
+  "(-\\infty, 1) \\cup (2, \\infty)",
+  "\\{1, 2, 3\\}",
+  "1, 2, 3",
+  "x=5",
+  "y = 2x + 3",
+  "x \\geq 2",
+  "\\text{Monday}",
+  "(B)",
+  "\\textbf{(C)}",
+  "4:30 \\text{ p.m.}",
+  "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}",
+  "\\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}",
+  "3+4i",
+  "\\pm 2",
+  "\\frac{1}{2004!}",
+  "1/2^{99}",
+  "141_{13}",
+  "-\\frac{40}{153}",
+  "6.29\\times10^{6}",
 ];
 
 const TOKENS = [
-  "0", "1", "2", "3", "7", "9", "10", "42", "1000", ".", ",", " ", "+", "-", "*", "/", "^", "_", "!", "=", "<", ">", "%",
-  "(", ")", "[", "]", "{", "}", "\\{", "\\}", "\\frac", "\\dfrac", "\\sqrt", "\\pi", "\\infty", "\\pm", "\\cdot", "\\times",
-  "\\left(", "\\right)", "\\left[", "\\right]", "\\text{", "\\mbox{", "\\cup", "\\cap", "\\leq", "\\geq", "\\neq", "x", "y",
-  "n", "i", "e", "a", "\\theta", "\\sin", "\\cos", "\\log", "\\ln", "\\begin{pmatrix}", "\\end{pmatrix}", "&", "\\\\",
-  "\\circ", "^\\circ", "\\$", "\\%", "\\,", "\\!", "{,}", "\\boxed{", "\\sum", "\\int", "\\lim", "\\mathbb{R}", "\\emptyset",
-  "\\overline{", "f(x)", "\\displaystyle", "p.m.", "\\text{ cm}", "or", "and", "\u2212", "\u221a", "\u03c0", "\u00b1",
+  "0",
+  "1",
+  "2",
+  "3",
+  "7",
+  "9",
+  "10",
+  "42",
+  "1000",
+  ".",
+  ",",
+  " ",
+  "+",
+  "-",
+  "*",
+  "/",
+  "^",
+  "_",
+  "!",
+  "=",
+  "<",
+  ">",
+  "%",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  "\\{",
+  "\\}",
+  "\\frac",
+  "\\dfrac",
+  "\\sqrt",
+  "\\pi",
+  "\\infty",
+  "\\pm",
+  "\\cdot",
+  "\\times",
+  "\\left(",
+  "\\right)",
+  "\\left[",
+  "\\right]",
+  "\\text{",
+  "\\mbox{",
+  "\\cup",
+  "\\cap",
+  "\\leq",
+  "\\geq",
+  "\\neq",
+  "x",
+  "y",
+  "n",
+  "i",
+  "e",
+  "a",
+  "\\theta",
+  "\\sin",
+  "\\cos",
+  "\\log",
+  "\\ln",
+  "\\begin{pmatrix}",
+  "\\end{pmatrix}",
+  "&",
+  "\\\\",
+  "\\circ",
+  "^\\circ",
+  "\\$",
+  "\\%",
+  "\\,",
+  "\\!",
+  "{,}",
+  "\\boxed{",
+  "\\sum",
+  "\\int",
+  "\\lim",
+  "\\mathbb{R}",
+  "\\emptyset",
+  "\\overline{",
+  "f(x)",
+  "\\displaystyle",
+  "p.m.",
+  "\\text{ cm}",
+  "or",
+  "and",
+  "\u2212",
+  "\u221a",
+  "\u03c0",
+  "\u00b1",
 ];
 
 function pick<T>(rnd: () => number, xs: readonly T[]): T {
@@ -53,7 +174,12 @@ function garbage(rnd: () => number): string {
   let s = "";
   for (let k = 0; k < n; k++) {
     const r = rnd();
-    s += r < 0.5 ? String.fromCharCode(32 + Math.floor(rnd() * 95)) : r < 0.9 ? String.fromCharCode(Math.floor(rnd() * 0x3000)) : "\\";
+    s +=
+      r < 0.5
+        ? String.fromCharCode(32 + Math.floor(rnd() * 95))
+        : r < 0.9
+          ? String.fromCharCode(Math.floor(rnd() * 0x3000))
+          : "\\";
   }
   return s;
 }
@@ -77,7 +203,12 @@ const box = (s: string) => `Reasoning... so the answer is $\\boxed{${s}}$.`;
 
 /** Fixed pathological inputs (each once). */
 export function pathological(): StressCase[] {
-  const p = (name: string, completion: string, reference = "3"): StressCase => ({ kind: "patho", name, completion, reference });
+  const p = (name: string, completion: string, reference = "3"): StressCase => ({
+    kind: "patho",
+    name,
+    completion,
+    reference,
+  });
   const tower = (k: number) => "5^{".repeat(k - 1) + "5" + "}".repeat(k - 1);
   const out: StressCase[] = [
     p("power tower 5^5^5^5^5", box(tower(5))),
@@ -104,13 +235,28 @@ export function pathological(): StressCase[] {
     p("1 MB of Answer: lines", "Answer: \n".repeat(110_000)),
     p("1 MB of ####", "#### ".repeat(200_000)),
     p("10 000 trailing spaces in an answer", box("1" + " ".repeat(10_000) + "x")),
-    p("list of 5 000 items", box(Array.from({ length: 5000 }, (_, i) => i).join(",")), Array.from({ length: 5000 }, (_, i) => 4999 - i).join(",")),
+    p(
+      "list of 5 000 items",
+      box(Array.from({ length: 5000 }, (_, i) => i).join(",")),
+      Array.from({ length: 5000 }, (_, i) => 4999 - i).join(","),
+    ),
     p("\\pm chain", box("\\pm 1 \\pm 2 \\pm 3 \\pm 4 \\pm 5 \\pm 6 \\pm 7 \\pm 8 \\pm 9 \\pm 10")),
     p("100000!", box("100000!")),
     p("1/2004! vs 1/2006!", box("\\frac{1}{2006!}"), "\\frac{1}{2004!}"),
     p("factorial tower", box("((10!)!)!")),
-    p("huge matrix", box(`\\begin{pmatrix}${Array.from({ length: 200 }, () => Array(50).fill("1").join("&")).join("\\\\")}\\end{pmatrix}`)),
-    p("long polynomial", box(Array.from({ length: 500 }, (_, i) => `${i}x^{${i}}`).join("+")), Array.from({ length: 500 }, (_, i) => `${i}x^{${i}}`).reverse().join("+")),
+    p(
+      "huge matrix",
+      box(
+        `\\begin{pmatrix}${Array.from({ length: 200 }, () => Array(50).fill("1").join("&")).join("\\\\")}\\end{pmatrix}`,
+      ),
+    ),
+    p(
+      "long polynomial",
+      box(Array.from({ length: 500 }, (_, i) => `${i}x^{${i}}`).join("+")),
+      Array.from({ length: 500 }, (_, i) => `${i}x^{${i}}`)
+        .reverse()
+        .join("+"),
+    ),
     p("many variables", box(Array.from({ length: 26 }, (_, i) => String.fromCharCode(97 + i)).join("+")), "z+y"),
     p("deep exponent of x", box("x^{x^{x^{x^{x}}}}"), "x^{x^{x^{x^{x}}}}"),
     p("sin tower", box("\\sin(".repeat(60) + "1" + ")".repeat(60)), "\\sin(1)"),
@@ -126,7 +272,12 @@ export function pathological(): StressCase[] {
 
 /** Inputs on which the CAS may spin: they must come back as `timeout` at the deadline. */
 export function spinners(): StressCase[] {
-  const s = (name: string, completion: string, reference: string): StressCase => ({ kind: "spin", name, completion, reference });
+  const s = (name: string, completion: string, reference: string): StressCase => ({
+    kind: "spin",
+    name,
+    completion,
+    reference,
+  });
   return [
     s("sum to 10^9", box("\\sum_{n=1}^{10^{9}} n"), "500000000500000000"),
     s("product to 10^6", box("\\prod_{n=1}^{10^{6}} n"), "3"),
@@ -146,9 +297,22 @@ export function stressCases(n: number, seed = 1, withFixed = true): StressCase[]
     const reference = rnd() < 0.1 ? soup(rnd) : pick(rnd, GOLDS);
     k++;
     if (r < 0.6) out.push({ kind: "soup", name: `soup-${k}`, completion: box(soup(rnd)), reference });
-    else if (r < 0.75) out.push({ kind: "soup", name: `bare-${k}`, completion: `The answer is ${soup(rnd)}`, reference });
-    else if (r < 0.85) out.push({ kind: "garbage", name: `garbage-${k}`, completion: rnd() < 0.5 ? box(garbage(rnd)) : garbage(rnd), reference });
-    else out.push({ kind: "number", name: `number-${k}`, completion: box(numberCase(rnd)), reference: rnd() < 0.5 ? numberCase(rnd) : reference });
+    else if (r < 0.75)
+      out.push({ kind: "soup", name: `bare-${k}`, completion: `The answer is ${soup(rnd)}`, reference });
+    else if (r < 0.85)
+      out.push({
+        kind: "garbage",
+        name: `garbage-${k}`,
+        completion: rnd() < 0.5 ? box(garbage(rnd)) : garbage(rnd),
+        reference,
+      });
+    else
+      out.push({
+        kind: "number",
+        name: `number-${k}`,
+        completion: box(numberCase(rnd)),
+        reference: rnd() < 0.5 ? numberCase(rnd) : reference,
+      });
   }
   return out.slice(0, n);
 }

@@ -27,7 +27,16 @@ const seed = flag("seed", 1);
 const deadline = flag("deadline", 2000);
 const threads = flag("threads", Math.min(2, availableParallelism()));
 const inline = process.argv.includes("--inline");
-const ALLOWED = new Set(["wrong_answer", "multiple_answers", "parse_error", "undecidable", "no_answer", "no_reference", "timeout", undefined]);
+const ALLOWED = new Set([
+  "wrong_answer",
+  "multiple_answers",
+  "parse_error",
+  "undecidable",
+  "no_answer",
+  "no_reference",
+  "timeout",
+  undefined,
+]);
 
 interface Row {
   c: StressCase;
@@ -65,7 +74,9 @@ async function shapes(): Promise<boolean> {
   const mean = rows.reduce((a, r) => a + r.ms, 0) / rows.length;
   console.log(`1 MB shapes (${rows.length}, in-process, median of 3 interleaved rounds), ms per MB — slowest five:`);
   for (const r of rows.slice(0, 5)) console.log(`  ${r.ms.toFixed(1).padStart(7)}  ${r.name}`);
-  console.log(`slowest shape: ${rows[0]?.name} ${rows[0]?.ms.toFixed(1)} ms/MB; mean ${mean.toFixed(1)} ms/MB; baseline (toLowerCase copy) ${med(base).toFixed(1)} ms/MB; goal < 50 ms/MB`);
+  console.log(
+    `slowest shape: ${rows[0]?.name} ${rows[0]?.ms.toFixed(1)} ms/MB; mean ${mean.toFixed(1)} ms/MB; baseline (toLowerCase copy) ${med(base).toFixed(1)} ms/MB; goal < 50 ms/MB`,
+  );
   return lost === 0;
 }
 
@@ -82,14 +93,23 @@ async function main(): Promise<void> {
       if (c.kind === "patho") process.stderr.write(`  ${c.name}…\n`);
       const r = await verifyMath(c.completion, c.reference);
       const took = performance.now() - s;
-      if (took > 100) process.stderr.write(`  slow: ${took.toFixed(0)} ms ${c.name} ${JSON.stringify(c.completion.slice(0, 120))} gold ${JSON.stringify(c.reference.slice(0, 60))}\n`);
+      if (took > 100)
+        process.stderr.write(
+          `  slow: ${took.toFixed(0)} ms ${c.name} ${JSON.stringify(c.completion.slice(0, 120))} gold ${JSON.stringify(c.reference.slice(0, 60))}\n`,
+        );
       rows.push({ c, ms: took, r });
     }
   } else {
-    const { VerifierPool } = (await import(new URL("../../dist/engine/pool.js", import.meta.url).href)) as { VerifierPool: typeof Pool };
+    const { VerifierPool } = (await import(new URL("../../dist/engine/pool.js", import.meta.url).href)) as {
+      VerifierPool: typeof Pool;
+    };
     const pool = new VerifierPool([{ index: 0, type: "math", options: {} }], threads);
     // Warm-up (not timed): start every worker and load the CAS in it, as a long scoring run would have.
-    const warm = { completion: "\\boxed{2\\sqrt{2}}", reference: "\\sqrt{8}", rollout: { id: "warm", group: "warm", completion: "" } };
+    const warm = {
+      completion: "\\boxed{2\\sqrt{2}}",
+      reference: "\\sqrt{8}",
+      rollout: { id: "warm", group: "warm", completion: "" },
+    };
     await Promise.all(Array.from({ length: threads * 2 }, () => pool.run(0, warm, 30_000)));
     t0 = performance.now();
     let next = 0;
@@ -97,7 +117,15 @@ async function main(): Promise<void> {
       while (next < cases.length) {
         const c = cases[next++] as StressCase;
         const s = performance.now();
-        const r = await pool.run(0, { completion: c.completion, reference: c.reference, rollout: { id: c.name, group: c.name, completion: c.completion } }, deadline);
+        const r = await pool.run(
+          0,
+          {
+            completion: c.completion,
+            reference: c.reference,
+            rollout: { id: c.name, group: c.name, completion: c.completion },
+          },
+          deadline,
+        );
         rows.push({ c, ms: performance.now() - s, r });
       }
     };
@@ -105,18 +133,32 @@ async function main(): Promise<void> {
     await pool.close();
   }
   const wall = (performance.now() - t0) / 1000;
-  const bad = rows.filter((x) => x.ms > deadline + 100 || !ALLOWED.has(x.r.reason) || (x.r.status !== "ok" && x.r.status !== "unscorable"));
+  const bad = rows.filter(
+    (x) => x.ms > deadline + 100 || !ALLOWED.has(x.r.reason) || (x.r.status !== "ok" && x.r.status !== "unscorable"),
+  );
   const reasons: Record<string, number> = {};
   for (const x of rows) reasons[x.r.reason ?? "correct"] = (reasons[x.r.reason ?? "correct"] ?? 0) + 1;
   const sorted = [...rows].sort((a, b) => b.ms - a.ms);
   const ms = rows.map((x) => x.ms).sort((a, b) => a - b);
   const q = (p: number) => (ms[Math.min(ms.length - 1, Math.floor(p * ms.length))] ?? 0).toFixed(2);
-  console.log(`stress:math ${inline ? "inline (no pool, spin cases skipped)" : `pool of ${threads} thread(s), deadline ${deadline} ms`}, seed ${seed}`);
+  console.log(
+    `stress:math ${inline ? "inline (no pool, spin cases skipped)" : `pool of ${threads} thread(s), deadline ${deadline} ms`}, seed ${seed}`,
+  );
   console.log("slowest ten:");
-  for (const x of sorted.slice(0, 10)) console.log(`  ${x.ms.toFixed(1).padStart(8)} ms  ${x.c.kind.padEnd(7)} ${x.c.name.slice(0, 50).padEnd(50)} → ${x.r.status}${x.r.reason ? ` (${x.r.reason})` : ""}`);
-  console.log(`outcomes: ${Object.entries(reasons).map(([k, v]) => `${k}:${v}`).join(" ")}`);
-  console.log(`latency p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${(ms[ms.length - 1] ?? 0).toFixed(1)} ms; wall ${wall.toFixed(1)} s`);
-  for (const x of bad.slice(0, 20)) console.log(`FAIL ${x.c.name}: ${x.ms.toFixed(1)} ms ${JSON.stringify(x.r).slice(0, 200)}`);
+  for (const x of sorted.slice(0, 10))
+    console.log(
+      `  ${x.ms.toFixed(1).padStart(8)} ms  ${x.c.kind.padEnd(7)} ${x.c.name.slice(0, 50).padEnd(50)} → ${x.r.status}${x.r.reason ? ` (${x.r.reason})` : ""}`,
+    );
+  console.log(
+    `outcomes: ${Object.entries(reasons)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(" ")}`,
+  );
+  console.log(
+    `latency p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${(ms[ms.length - 1] ?? 0).toFixed(1)} ms; wall ${wall.toFixed(1)} s`,
+  );
+  for (const x of bad.slice(0, 20))
+    console.log(`FAIL ${x.c.name}: ${x.ms.toFixed(1)} ms ${JSON.stringify(x.r).slice(0, 200)}`);
   console.log(`${rows.length} inputs, ${bad.length} failures: ${bad.length === 0 ? "PASS" : "FAIL"}`);
   process.exitCode = bad.length === 0 && rows.length === cases.length && shapesOk ? 0 : 1;
 }

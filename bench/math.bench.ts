@@ -40,7 +40,9 @@ function readJsonl<T>(file: string): T[] {
 const datasets: { name: string; rows: Sample[] }[] = [
   {
     name: "bundled rollouts",
-    rows: readJsonl<{ completion: string; reference: string; labels: { peer_correct: boolean } }>("examples/data/math-rollouts.jsonl").map((r) => ({
+    rows: readJsonl<{ completion: string; reference: string; labels: { peer_correct: boolean } }>(
+      "examples/data/math-rollouts.jsonl",
+    ).map((r) => ({
       completion: r.completion,
       reference: r.reference,
       label: r.labels.peer_correct,
@@ -49,7 +51,14 @@ const datasets: { name: string; rows: Sample[] }[] = [
 ];
 const M500 = "../shared/data/math500/test.jsonl";
 if (existsSync(M500)) {
-  datasets.push({ name: "MATH-500", rows: readJsonl<{ solution: string; answer: string }>(M500).map((r) => ({ completion: r.solution, reference: r.answer, label: true })) });
+  datasets.push({
+    name: "MATH-500",
+    rows: readJsonl<{ solution: string; answer: string }>(M500).map((r) => ({
+      completion: r.solution,
+      reference: r.answer,
+      label: true,
+    })),
+  });
 }
 
 interface Run {
@@ -87,7 +96,15 @@ async function pooled(pool: Pool, threads: number, rows: Sample[]): Promise<Run>
     while (next < rows.length) {
       const r = rows[next++] as Sample;
       const s = performance.now();
-      const res = await pool.run(0, { completion: r.completion, reference: r.reference, rollout: { id: "b", group: "b", completion: r.completion } }, 30_000);
+      const res = await pool.run(
+        0,
+        {
+          completion: r.completion,
+          reference: r.reference,
+          rollout: { id: "b", group: "b", completion: r.completion },
+        },
+        30_000,
+      );
       lat.push(performance.now() - s);
       if ((res.score === 1) === r.label) agree++;
     }
@@ -97,14 +114,18 @@ async function pooled(pool: Pool, threads: number, rows: Sample[]): Promise<Run>
 }
 
 async function main(): Promise<void> {
-  const { VerifierPool } = (await import(new URL("../../dist/engine/pool.js", import.meta.url).href)) as { VerifierPool: typeof Pool };
+  const { VerifierPool } = (await import(new URL("../../dist/engine/pool.js", import.meta.url).href)) as {
+    VerifierPool: typeof Pool;
+  };
   const tLoad = performance.now();
   await loadCas();
   const loadMs = performance.now() - tLoad;
   const n = availableParallelism();
   const table: string[] = [];
   const row = (data: string, mode: string, cache: string, r: Run, total: number) =>
-    table.push(`| ${data} | ${mode} | ${cache} | ${r.rate} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.agree}/${total} |`);
+    table.push(
+      `| ${data} | ${mode} | ${cache} | ${r.rate} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.agree}/${total} |`,
+    );
   for (const { name, rows } of datasets) {
     const opts = {};
     // JIT and compute-engine warm-up on the OTHER data set (a training run is a long-lived process);
@@ -120,7 +141,11 @@ async function main(): Promise<void> {
     row(name, "1 core", "none (median of 3)", uncached[1] as Run, rows.length);
     for (const threads of [...new Set([1, n])]) {
       const pool = new VerifierPool([{ index: 0, type: "math", options: {} }], threads);
-      const warm = { completion: "\\boxed{2\\sqrt{2}}", reference: "\\sqrt{8}", rollout: { id: "w", group: "w", completion: "" } };
+      const warm = {
+        completion: "\\boxed{2\\sqrt{2}}",
+        reference: "\\sqrt{8}",
+        rollout: { id: "w", group: "w", completion: "" },
+      };
       await Promise.all(Array.from({ length: threads * 2 }, () => pool.run(0, warm, 60_000)));
       row(name, `pool ×${threads}`, "cold", await pooled(pool, threads, rows), rows.length);
       row(name, `pool ×${threads}`, "warm", await pooled(pool, threads, rows), rows.length);
@@ -133,7 +158,8 @@ async function main(): Promise<void> {
   const lastBoxedCheck = (rows: Sample[]) => {
     const t0 = performance.now();
     let agree = 0;
-    for (const r of rows) if (((lastBoxed(r.completion) ?? "").trim() === String(r.reference).trim()) === r.label) agree++;
+    for (const r of rows)
+      if (((lastBoxed(r.completion) ?? "").trim() === String(r.reference).trim()) === r.label) agree++;
     return { rate: Math.round((rows.length / (performance.now() - t0)) * 1000), agree };
   };
   const ce = new ComputeEngine();
@@ -168,13 +194,21 @@ async function main(): Promise<void> {
     styles.push(`| ${style} | ${median(rates)} | ${agree}/${base.length} |`);
   }
   // Math-Verify on the same pairs, in this run, when it can be imported (MATH_VERIFY_PYTHONPATH).
-  let peer = "Math-Verify: not run (set MATH_VERIFY_PYTHONPATH to folders where `math_verify` and `latex2sympy2_extended` import; see docs/math.md §7)";
+  let peer =
+    "Math-Verify: not run (set MATH_VERIFY_PYTHONPATH to folders where `math_verify` and `latex2sympy2_extended` import; see docs/math.md §7)";
   const mvPath = process.env.MATH_VERIFY_PYTHONPATH;
   if (mvPath) {
     const dir = mkdtempSync(join(tmpdir(), "rk-mv-"));
     const pairs = join(dir, "pairs.jsonl");
-    writeFileSync(pairs, base.map((r) => JSON.stringify({ completion: r.completion, reference: r.reference, label: r.label })).join("\n") + "\n");
-    const run = spawnSync("python3", ["bench/math-verify-peer.py", pairs], { encoding: "utf8", env: { ...process.env, PYTHONPATH: mvPath } });
+    writeFileSync(
+      pairs,
+      base.map((r) => JSON.stringify({ completion: r.completion, reference: r.reference, label: r.label })).join("\n") +
+        "\n",
+    );
+    const run = spawnSync("python3", ["bench/math-verify-peer.py", pairs], {
+      encoding: "utf8",
+      env: { ...process.env, PYTHONPATH: mvPath },
+    });
     const line = run.stdout.trim().split("\n").pop() ?? "";
     try {
       const mv = JSON.parse(line) as { rate: number; agree: number; n: number };
@@ -184,14 +218,20 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log(`math verifier benchmark — node ${process.version}, ${n} CPU(s); CAS load ${loadMs.toFixed(0)} ms once per process (not in the rates)`);
+  console.log(
+    `math verifier benchmark — node ${process.version}, ${n} CPU(s); CAS load ${loadMs.toFixed(0)} ms once per process (not in the rates)`,
+  );
   console.log("agreement: with the peer label on the bundled rollouts; judged equal to `answer` on MATH-500\n");
   console.log("| data | run | cache | samples/s | p50 ms | p99 ms | agreement |\n|---|---|---|---:|---:|---:|---:|");
   for (const l of table) console.log(l);
   console.log(`\nbundled rollouts, one core, cold cache, median of 3 interleaved runs:`);
-  console.log(`  rewardkit (style auto) ${rkRate}/s; baseline: plain last-boxed string check ${lbRate}/s (agreement ${lb[0]?.agree ?? 0}/${base.length}) → rewardkit costs ${(lbRate / rkRate).toFixed(1)}× the baseline; compute-engine parse+isEqual ${median(ceRates)}/s`);
+  console.log(
+    `  rewardkit (style auto) ${rkRate}/s; baseline: plain last-boxed string check ${lbRate}/s (agreement ${lb[0]?.agree ?? 0}/${base.length}) → rewardkit costs ${(lbRate / rkRate).toFixed(1)}× the baseline; compute-engine parse+isEqual ${median(ceRates)}/s`,
+  );
   console.log(`  ${peer}`);
-  console.log("\nevery answer style, bundled rollouts, one core, cold cache (median of 3):\n| style | samples/s | agreement |\n|---|---:|---:|");
+  console.log(
+    "\nevery answer style, bundled rollouts, one core, cold cache (median of 3):\n| style | samples/s | agreement |\n|---|---:|---:|",
+  );
   for (const l of styles) console.log(l);
 }
 

@@ -29,10 +29,14 @@ export function tag(n) {
  * @returns the child process, its port and its stderr so far; rejects if it exits first.
  */
 export function startServer(spec, args = []) {
-  const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", spec, "--port", "0", ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", spec, "--port", "0", ...args],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let log = "";
   return new Promise((resolve, reject) => {
     child.stderr.on("data", (d) => {
@@ -47,11 +51,23 @@ export function startServer(spec, args = []) {
 /** One HTTP request to 127.0.0.1:`port` (a JSON body when `payload` is given). @returns status, headers, body text. */
 export function request(agent, port, method, path, payload) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, agent, headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {} }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {},
+      },
+      (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });

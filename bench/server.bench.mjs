@@ -34,8 +34,17 @@ const SPECS = { math: join(ROOT, "examples/math.yaml"), "format-only": formatSpe
 /** A rollout's JSON with `@N@` where the unique suffix goes (half of them in think format). */
 function templates(spec) {
   return rows.map((r, i) => {
-    const completion = spec === "format-only" && i % 2 === 0 ? `<think>\n${r.completion}\n</think>\nFinal answer: ${r.reference}` : r.completion;
-    return JSON.stringify({ id: "@I@", group: r.group, prompt: r.prompt, completion: completion + "\n@N@", reference: r.reference });
+    const completion =
+      spec === "format-only" && i % 2 === 0
+        ? `<think>\n${r.completion}\n</think>\nFinal answer: ${r.reference}`
+        : r.completion;
+    return JSON.stringify({
+      id: "@I@",
+      group: r.group,
+      prompt: r.prompt,
+      completion: completion + "\n@N@",
+      reference: r.reference,
+    });
   });
 }
 
@@ -99,8 +108,23 @@ function cpuSeconds(pid) {
   }
 }
 
-const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : "-");
-const table = [["spec", "batch", "in flight", "rollouts/s", "req/s", "p50 ms", "p99 ms", "server CPU µs/rollout", "engine alone rollouts/s", "server / engine", "errors"]];
+const fmt = (x, d = 0) =>
+  Number.isFinite(x) ? x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : "-";
+const table = [
+  [
+    "spec",
+    "batch",
+    "in flight",
+    "rollouts/s",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "server CPU µs/rollout",
+    "engine alone rollouts/s",
+    "server / engine",
+    "errors",
+  ],
+];
 
 for (const [name, specPath] of Object.entries(SPECS)) {
   const tpls = templates(name);
@@ -110,12 +134,27 @@ for (const [name, specPath] of Object.entries(SPECS)) {
   try {
     await load(agent, port, tpls, 64, 4, { seconds: 1 }); // warm-up: JIT, workers, CAS load
     await baseline(scorer, tpls, 64, 1);
-    for (const [batch, inflight] of [[1, 16], [256, 4]]) {
+    for (const [batch, inflight] of [
+      [1, 16],
+      [256, 4],
+    ]) {
       const c0 = cpuSeconds(child.pid);
       const r = await load(agent, port, tpls, batch, inflight, { seconds: SECONDS });
       const cpu = cpuSeconds(child.pid) - c0;
       const base = await baseline(scorer, tpls, batch, Math.min(SECONDS, 3));
-      table.push([name, String(batch), String(inflight), fmt(r.rate), fmt(r.requests / r.secs), fmt(r.p50, 2), fmt(r.p99, 2), fmt((cpu / r.rollouts) * 1e6, 1), fmt(base), fmt(r.rate / base, 2), String(r.errors)]);
+      table.push([
+        name,
+        String(batch),
+        String(inflight),
+        fmt(r.rate),
+        fmt(r.requests / r.secs),
+        fmt(r.p50, 2),
+        fmt(r.p99, 2),
+        fmt((cpu / r.rollouts) * 1e6, 1),
+        fmt(base),
+        fmt(r.rate / base, 2),
+        String(r.errors),
+      ]);
       process.stderr.write(`${name} batch ${batch}: ${fmt(r.rate)} rollouts/s\n`);
     }
     if (name === "format-only" && TOTAL > 0) {
@@ -135,7 +174,19 @@ for (const [name, specPath] of Object.entries(SPECS)) {
       }
       const cpu = cpuSeconds(child.pid) - c0;
       const secs = (performance.now() - t0) / 1000;
-      table.push([`${name}, ${fmt(done)} rollouts`, "256", "4", fmt(done / secs), fmt(done / 256 / secs), fmt(lat.sort((a, b) => a - b)[lat.length >> 1], 2), "", fmt((cpu / done) * 1e6, 1), "", "", String(errors)]);
+      table.push([
+        `${name}, ${fmt(done)} rollouts`,
+        "256",
+        "4",
+        fmt(done / secs),
+        fmt(done / 256 / secs),
+        fmt(lat.sort((a, b) => a - b)[lat.length >> 1], 2),
+        "",
+        fmt((cpu / done) * 1e6, 1),
+        "",
+        "",
+        String(errors),
+      ]);
       const mib = marks.map((x) => fmt(x / 2 ** 20, 0));
       const steady = marks.slice(Math.min(2, marks.length - 1)); // the verdict cache (100 000) is full by the 2nd mark
       const lo = Math.min(...steady);
@@ -150,6 +201,11 @@ for (const [name, specPath] of Object.entries(SPECS)) {
 }
 
 const widths = table[0].map((_, j) => Math.max(...table.map((r) => r[j].length)));
-for (const r of table) process.stdout.write(r.map((c, j) => (j < 1 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join("  ") + "\n");
+for (const r of table)
+  process.stdout.write(r.map((c, j) => (j < 1 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join("  ") + "\n");
 if (rssLine) process.stdout.write(rssLine + "\n");
-process.stdout.write(`machine: ${availableParallelism()} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} at the end (the load generator shares the machine)\n`);
+process.stdout.write(
+  `machine: ${availableParallelism()} CPUs, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")} at the end (the load generator shares the machine)\n`,
+);

@@ -32,7 +32,15 @@ const CLIENTS = Number(a.clients);
 const BATCH = Number(a.batch);
 
 const rows = mathRows();
-const tpls = rows.map((r) => JSON.stringify({ id: "@I@", group: r.group, prompt: r.prompt, completion: r.completion + "\n@N@", reference: r.reference }));
+const tpls = rows.map((r) =>
+  JSON.stringify({
+    id: "@I@",
+    group: r.group,
+    prompt: r.prompt,
+    completion: r.completion + "\n@N@",
+    reference: r.reference,
+  }),
+);
 
 const { child, port } = await startServer(a.spec, ["--max-queue", a["max-queue"], "--max-rollouts", String(BATCH)]);
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 4 });
@@ -79,7 +87,12 @@ async function client() {
       stats.lat.push(performance.now() - s);
       const results = JSON.parse(r.text).results;
       const got = results.map((x) => x.id);
-      if (got.length !== ids.length || got.some((id, i) => id !== ids[i]) || results.some((x) => typeof x.reward !== "number")) stats.mismatched++;
+      if (
+        got.length !== ids.length ||
+        got.some((id, i) => id !== ids[i]) ||
+        results.some((x) => typeof x.reward !== "number")
+      )
+        stats.mismatched++;
       for (const id of got) answered.set(id, (answered.get(id) ?? 0) + 1);
       stats.rollouts += got.length;
       break;
@@ -91,7 +104,13 @@ const rssSamples = [];
 const sampler = setInterval(async () => {
   try {
     const { text } = await request("GET", "/metrics");
-    rssSamples.push({ t: (performance.now() - t0) / 1000, rss: Number(/^process_resident_memory_bytes (\d+)/m.exec(text)[1]), heap: Number(/^nodejs_heap_used_bytes (\d+)/m.exec(text)[1]), cache: Number(/^rewardkit_cache_entries (\d+)/m.exec(text)[1]), depth: Number(/^rewardkit_queue_depth (\d+)/m.exec(text)[1]) });
+    rssSamples.push({
+      t: (performance.now() - t0) / 1000,
+      rss: Number(/^process_resident_memory_bytes (\d+)/m.exec(text)[1]),
+      heap: Number(/^nodejs_heap_used_bytes (\d+)/m.exec(text)[1]),
+      cache: Number(/^rewardkit_cache_entries (\d+)/m.exec(text)[1]),
+      depth: Number(/^rewardkit_queue_depth (\d+)/m.exec(text)[1]),
+    });
   } catch {
     /* counted by the clients */
   }
@@ -126,14 +145,27 @@ stats.lat.sort((x, y) => x - y);
 const q = (p) => stats.lat[Math.min(stats.lat.length - 1, Math.floor(p * stats.lat.length))] ?? NaN;
 const mib = (x) => (x / 2 ** 20).toFixed(0);
 
-console.log(`spec ${a.spec}, ${CLIENTS} clients × batch ${BATCH}, queue ${a["max-queue"]} rollouts, ${secs.toFixed(1)} s`);
-console.log(`200: ${stats.ok} requests, ${stats.rollouts} rollouts (${(stats.rollouts / secs).toFixed(0)}/s), p50 ${q(0.5).toFixed(0)} ms, p99 ${q(0.99).toFixed(0)} ms`);
-console.log(`429: ${stats.r429}; other statuses: ${JSON.stringify(stats.otherStatus)}; connection errors: ${stats.connErrors}; answers with wrong ids: ${stats.mismatched}`);
+console.log(
+  `spec ${a.spec}, ${CLIENTS} clients × batch ${BATCH}, queue ${a["max-queue"]} rollouts, ${secs.toFixed(1)} s`,
+);
+console.log(
+  `200: ${stats.ok} requests, ${stats.rollouts} rollouts (${(stats.rollouts / secs).toFixed(0)}/s), p50 ${q(0.5).toFixed(0)} ms, p99 ${q(0.99).toFixed(0)} ms`,
+);
+console.log(
+  `429: ${stats.r429}; other statuses: ${JSON.stringify(stats.otherStatus)}; connection errors: ${stats.connErrors}; answers with wrong ids: ${stats.mismatched}`,
+);
 console.log(`ids sent ${sent}, lost ${lost}, duplicated ${dup}`);
 console.log(`RSS MiB (1 s samples): ${rssSamples.map((s) => mib(s.rss)).join(" ")}`);
 console.log(`main-thread heap used MiB: ${rssSamples.map((s) => mib(s.heap)).join(" ")}`);
-console.log(`RSS from ${from.toFixed(0)} s (${fullAt === undefined ? "second half: the cache never filled" : "verdict cache full"}) to the end: median ${mib(median)} MiB, max deviation ${(spread * 100).toFixed(1)} %; max queue depth ${Math.max(0, ...rssSamples.map((s) => s.depth))}`);
-console.log(`server metrics: ${metrics.split("\n").filter((l) => /^rewardkit_(rollouts_scored_total|cache_hit_ratio|rollout_deadline_exceeded_total) /.test(l)).join("; ")}; exit code ${code}`);
+console.log(
+  `RSS from ${from.toFixed(0)} s (${fullAt === undefined ? "second half: the cache never filled" : "verdict cache full"}) to the end: median ${mib(median)} MiB, max deviation ${(spread * 100).toFixed(1)} %; max queue depth ${Math.max(0, ...rssSamples.map((s) => s.depth))}`,
+);
+console.log(
+  `server metrics: ${metrics
+    .split("\n")
+    .filter((l) => /^rewardkit_(rollouts_scored_total|cache_hit_ratio|rollout_deadline_exceeded_total) /.test(l))
+    .join("; ")}; exit code ${code}`,
+);
 
 const failures = [];
 if (Object.keys(stats.otherStatus).length || stats.connErrors) failures.push("errors other than 429");
@@ -142,5 +174,9 @@ if (stats.mismatched) failures.push("answers with wrong ids");
 if (lost || dup) failures.push("lost or duplicated results");
 if (!(spread <= 0.2)) failures.push("RSS not flat within 20 %");
 if (code !== 0) failures.push(`server exit code ${code}`);
-console.log(failures.length ? `FAIL: ${failures.join("; ")}` : "PASS: no errors but 429s, nothing lost or duplicated, RSS flat within 20 %");
+console.log(
+  failures.length
+    ? `FAIL: ${failures.join("; ")}`
+    : "PASS: no errors but 429s, nothing lost or duplicated, RSS flat within 20 %",
+);
 process.exitCode = failures.length ? 1 : 0;

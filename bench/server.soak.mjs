@@ -43,11 +43,14 @@ function memOf(pid) {
 function send(agent, port, { method = "POST", path = "/v1/score", headers = {}, body }) {
   return new Promise((resolve) => {
     const h = { ...headers };
-    if (body !== undefined && h["content-length"] === undefined && h["transfer-encoding"] === undefined) h["content-length"] = Buffer.byteLength(body);
+    if (body !== undefined && h["content-length"] === undefined && h["transfer-encoding"] === undefined)
+      h["content-length"] = Buffer.byteLength(body);
     const req = http.request({ host: "127.0.0.1", port, method, path, agent, headers: h }, (res) => {
       const chunks = [];
       res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+      );
       res.on("error", () => resolve({ status: 0, text: "" }));
     });
     req.on("error", (e) => resolve({ status: 0, text: String(e.code ?? e.message) }));
@@ -74,10 +77,14 @@ async function uploads() {
   const pad = "x".repeat(UPLOAD_MB * 1048576 - 200);
   const statuses = {};
   const bodies = Array.from({ length: UPLOADS }, (_, i) =>
-    JSON.stringify({ rollouts: [{ id: `u${i}`, group: "g", completion: "\\boxed{1}", reference: "1", metadata: { pad } }] }),
+    JSON.stringify({
+      rollouts: [{ id: `u${i}`, group: "g", completion: "\\boxed{1}", reference: "1", metadata: { pad } }],
+    }),
   );
   const before = memOf(child.pid);
-  const res = await Promise.all(bodies.map((body) => send(agent, port, { headers: { "content-type": "application/json" }, body })));
+  const res = await Promise.all(
+    bodies.map((body) => send(agent, port, { headers: { "content-type": "application/json" }, body })),
+  );
   for (const r of res) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
   const after = memOf(child.pid);
   await stop(child);
@@ -86,7 +93,16 @@ async function uploads() {
 
 // ---------------------------------------------------------------- phase B: saturation with mixed traffic
 async function soak() {
-  const { child, port } = await startServer(SPEC, ["--max-queue", "128", "--max-rollouts", "64", "--max-body-mb", "1", "-j", "2"]);
+  const { child, port } = await startServer(SPEC, [
+    "--max-queue",
+    "128",
+    "--max-rollouts",
+    "64",
+    "--max-body-mb",
+    "1",
+    "-j",
+    "2",
+  ]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: VALID + MIXED + 4 });
   const rows = mathRows();
   const J = { "content-type": "application/json" };
@@ -119,7 +135,13 @@ async function soak() {
         const r = rows[i % rows.length];
         const id = `v${i}`;
         ids.push(id);
-        rollouts.push({ id, group: `${r.group}-${Math.floor(i / 8)}`, prompt: r.prompt, completion: `${r.completion}\n${tag(i)}`, reference: r.reference });
+        rollouts.push({
+          id,
+          group: `${r.group}-${Math.floor(i / 8)}`,
+          prompt: r.prompt,
+          completion: `${r.completion}\n${tag(i)}`,
+          reference: r.reference,
+        });
       }
       const body = JSON.stringify({ rollouts });
       for (;;) {
@@ -148,7 +170,8 @@ async function soak() {
 
   const deep = 100_000;
   const deepBody = `{"rollouts":[{"id":"ok","group":"g","completion":"\\\\boxed{42}","reference":"42"},{"id":"deep","completion":"x","prompt":${'{"a":'.repeat(deep)}1${"}".repeat(deep)}}]}`;
-  const big = '{"rollouts":[{"id":"a1","group":9007199254740993,"completion":"\\\\boxed{1}","reference":"1"},{"id":"a2","group":9007199254740993,"completion":"\\\\boxed{2}","reference":"1"},' +
+  const big =
+    '{"rollouts":[{"id":"a1","group":9007199254740993,"completion":"\\\\boxed{1}","reference":"1"},{"id":"a2","group":9007199254740993,"completion":"\\\\boxed{2}","reference":"1"},' +
     '{"id":"b1","group":9007199254740992,"completion":"\\\\boxed{1}","reference":"1"},{"id":"b2","group":9007199254740992,"completion":"\\\\boxed{1}","reference":"1"}]}';
   const good = JSON.stringify({ rollouts: [{ id: "m", group: "g", completion: "\\boxed{42}", reference: "42" }] });
   /** kind → [request, expected status, extra check on the answer] */
@@ -157,16 +180,42 @@ async function soak() {
     "text/plain body": [{ headers: { "content-type": "text/plain" }, body: good }, 415],
     "foreign Origin": [{ headers: { ...J, origin: "http://evil.example" }, body: good }, 403],
     "foreign Host": [{ headers: { ...J, host: `evil.example:${port}` }, body: good }, 403],
-    "oversized (Content-Length)": [{ headers: J, body: JSON.stringify({ rollouts: [{ id: "o", group: "g", completion: "y".repeat(1_100_000) }] }) }, 413],
-    "oversized (chunked)": [{ headers: { ...J, "transfer-encoding": "chunked" }, body: JSON.stringify({ rollouts: [{ id: "o", group: "g", completion: "z".repeat(1_100_000) }] }) }, 413],
-    "nested 100 000 deep": [{ headers: J, body: deepBody }, 200, (t) => { const r = JSON.parse(t).results; return r[0].reward === 1 && !!r[1].error; }],
-    "group ids > 2^53": [{ headers: J, body: big }, 200, (t) => { const r = JSON.parse(t).results; return r[0].advantage > 0 && r[1].advantage < 0 && r[2].advantage === 0; }],
+    "oversized (Content-Length)": [
+      { headers: J, body: JSON.stringify({ rollouts: [{ id: "o", group: "g", completion: "y".repeat(1_100_000) }] }) },
+      413,
+    ],
+    "oversized (chunked)": [
+      {
+        headers: { ...J, "transfer-encoding": "chunked" },
+        body: JSON.stringify({ rollouts: [{ id: "o", group: "g", completion: "z".repeat(1_100_000) }] }),
+      },
+      413,
+    ],
+    "nested 100 000 deep": [
+      { headers: J, body: deepBody },
+      200,
+      (t) => {
+        const r = JSON.parse(t).results;
+        return r[0].reward === 1 && !!r[1].error;
+      },
+    ],
+    "group ids > 2^53": [
+      { headers: J, body: big },
+      200,
+      (t) => {
+        const r = JSON.parse(t).results;
+        return r[0].advantage > 0 && r[1].advantage < 0 && r[2].advantage === 0;
+      },
+    ],
   };
   let aborts = 0;
   async function abortMidBody() {
     await new Promise((resolve) => {
       const s = net.connect(port, "127.0.0.1", () => {
-        s.write(`POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"rollouts": [` + " ".repeat(2000));
+        s.write(
+          `POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"rollouts": [` +
+            " ".repeat(2000),
+        );
         setTimeout(() => {
           s.destroy();
           aborts++;
@@ -201,11 +250,20 @@ async function soak() {
     }
   }
 
-  await Promise.all([...Array.from({ length: VALID }, (_, c) => validClient(c)), ...Array.from({ length: MIXED }, (_, c) => mixedClient(c))]);
+  await Promise.all([
+    ...Array.from({ length: VALID }, (_, c) => validClient(c)),
+    ...Array.from({ length: MIXED }, (_, c) => mixedClient(c)),
+  ]);
   clearInterval(sampler);
   const metrics = (await send(agent, port, { method: "GET", path: "/metrics" })).text;
-  const counted = [...metrics.matchAll(/^rewardkit_client_aborted_total\{[^}]*phase="body"[^}]*\} (\d+)$/gm)].reduce((s, x) => s + Number(x[1]), 0);
-  const server5xx = [...metrics.matchAll(/^rewardkit_requests_total\{[^}]*code="5\d\d"\} (\d+)$/gm)].reduce((s, x) => s + Number(x[1]), 0);
+  const counted = [...metrics.matchAll(/^rewardkit_client_aborted_total\{[^}]*phase="body"[^}]*\} (\d+)$/gm)].reduce(
+    (s, x) => s + Number(x[1]),
+    0,
+  );
+  const server5xx = [...metrics.matchAll(/^rewardkit_requests_total\{[^}]*code="5\d\d"\} (\d+)$/gm)].reduce(
+    (s, x) => s + Number(x[1]),
+    0,
+  );
   agent.destroy();
   const code = await stop(child);
   let lost = 0;
@@ -216,7 +274,21 @@ async function soak() {
     if (n > 1) dup++;
   }
   for (const [id, n] of answered) if (!sent.has(id) && n > 0) dup++;
-  return { stats, mixed, sentCount: sent.size, lost, dup, fivexx: fivexx.count, server5xx, aborts, counted, rssPeak, rssLast: rss.at(-1) ?? 0, rss, exit: code };
+  return {
+    stats,
+    mixed,
+    sentCount: sent.size,
+    lost,
+    dup,
+    fivexx: fivexx.count,
+    server5xx,
+    aborts,
+    counted,
+    rssPeak,
+    rssLast: rss.at(-1) ?? 0,
+    rss,
+    exit: code,
+  };
 }
 
 console.error("soak: phase A (uploads)");
@@ -227,15 +299,52 @@ const B = await soak();
 const rows = [];
 const row = (what, value, ok) => rows.push([what, String(value), ok ? "ok" : "FAIL"]);
 const up200 = A.statuses[200] ?? 0;
-row(`A: ${UPLOADS} concurrent ${UPLOAD_MB} MB uploads, --max-queue 4: answers`, Object.entries(A.statuses).map(([s, n]) => `${n}×${s}`).join(" "), up200 >= 1 && up200 + (A.statuses[429] ?? 0) === UPLOADS);
-row("A: server RSS before → peak (VmHWM)", `${mb(A.baseline)} → ${mb(A.peak)} MB (bound ${UPLOAD_BOUND_MB})`, A.peak < UPLOAD_BOUND_MB * 1048576);
-row(`B: ${SECONDS} s, ${VALID} valid clients: requests (200 / 429)`, `${B.stats.validRequests} (${B.stats.valid200} / ${B.stats.valid429})`, Object.keys(B.stats.otherValid).length === 0);
+row(
+  `A: ${UPLOADS} concurrent ${UPLOAD_MB} MB uploads, --max-queue 4: answers`,
+  Object.entries(A.statuses)
+    .map(([s, n]) => `${n}×${s}`)
+    .join(" "),
+  up200 >= 1 && up200 + (A.statuses[429] ?? 0) === UPLOADS,
+);
+row(
+  "A: server RSS before → peak (VmHWM)",
+  `${mb(A.baseline)} → ${mb(A.peak)} MB (bound ${UPLOAD_BOUND_MB})`,
+  A.peak < UPLOAD_BOUND_MB * 1048576,
+);
+row(
+  `B: ${SECONDS} s, ${VALID} valid clients: requests (200 / 429)`,
+  `${B.stats.validRequests} (${B.stats.valid200} / ${B.stats.valid429})`,
+  Object.keys(B.stats.otherValid).length === 0,
+);
 row("B: valid rollouts answered (in 200 answers)", B.sentCount, B.sentCount > 0);
-row("B: ids lost / duplicated / answers with other ids", `${B.lost} / ${B.dup} / ${B.stats.idMismatch}`, B.lost === 0 && B.dup === 0 && B.stats.idMismatch === 0);
-for (const [name, m] of Object.entries(B.mixed)) row(`B: ${name}: as expected`, `${m.ok}/${m.n} (${Object.entries(m.got).map(([s, n]) => `${n}×${s}`).join(" ")})`, m.ok === m.n && m.n > 0);
-row("B: client aborts counted as such (rewardkit_client_aborted_total, phase body)", `${B.counted} of ${B.aborts}`, B.counted >= 1 && B.counted <= B.aborts);
-row("B: 5xx answers (seen by clients / in /metrics)", `${B.fivexx} / ${B.server5xx}`, B.fivexx === 0 && B.server5xx === 0);
-row("B: server RSS peak / last", `${mb(B.rssPeak)} / ${mb(B.rssLast)} MB (bound ${RSS_BOUND_MB})`, B.rssPeak < RSS_BOUND_MB * 1048576);
+row(
+  "B: ids lost / duplicated / answers with other ids",
+  `${B.lost} / ${B.dup} / ${B.stats.idMismatch}`,
+  B.lost === 0 && B.dup === 0 && B.stats.idMismatch === 0,
+);
+for (const [name, m] of Object.entries(B.mixed))
+  row(
+    `B: ${name}: as expected`,
+    `${m.ok}/${m.n} (${Object.entries(m.got)
+      .map(([s, n]) => `${n}×${s}`)
+      .join(" ")})`,
+    m.ok === m.n && m.n > 0,
+  );
+row(
+  "B: client aborts counted as such (rewardkit_client_aborted_total, phase body)",
+  `${B.counted} of ${B.aborts}`,
+  B.counted >= 1 && B.counted <= B.aborts,
+);
+row(
+  "B: 5xx answers (seen by clients / in /metrics)",
+  `${B.fivexx} / ${B.server5xx}`,
+  B.fivexx === 0 && B.server5xx === 0,
+);
+row(
+  "B: server RSS peak / last",
+  `${mb(B.rssPeak)} / ${mb(B.rssLast)} MB (bound ${RSS_BOUND_MB})`,
+  B.rssPeak < RSS_BOUND_MB * 1048576,
+);
 row("B: server exit after SIGTERM", B.exit, B.exit === 0);
 
 const w = [0, 1, 2].map((k) => Math.max(...rows.map((r) => r[k].length), ["check", "value", ""][k].length));

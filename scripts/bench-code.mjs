@@ -22,8 +22,16 @@ import { parseReport } from "../dist/sandbox/report.js";
 const root = new URL("..", import.meta.url).pathname;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? availableParallelism());
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
-const rows = readFileSync(join(root, "examples/data/humaneval.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-const tasks = rows.map((r) => ({ kind: "assert", program: extractProgram(r.completion, "python", "last"), entryPoint: r.reference.entryPoint, test: r.reference.test }));
+const rows = readFileSync(join(root, "examples/data/humaneval.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
+const tasks = rows.map((r) => ({
+  kind: "assert",
+  program: extractProgram(r.completion, "python", "last"),
+  entryPoint: r.reference.entryPoint,
+  test: r.reference.test,
+}));
 
 const why = await probeBwrap();
 if (why) {
@@ -35,7 +43,11 @@ const cwd = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
 const env = { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" };
 function proc(argv, input) {
   return new Promise((resolve) => {
-    const p = spawn(argv[0], argv.slice(1), { cwd, env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "ignore"] });
+    const p = spawn(argv[0], argv.slice(1), {
+      cwd,
+      env,
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "ignore"],
+    });
     let out = "";
     p.stdout.on("data", (b) => (out += b));
     p.on("close", (code) => resolve({ code, out }));
@@ -43,7 +55,8 @@ function proc(argv, input) {
   });
 }
 const runners = {
-  bare: async (t) => ((await proc(["/usr/bin/python3", "-s", "-c", `${t.program}\n\n${t.test}\n\ncheck(${t.entryPoint})\n`])).code === 0),
+  bare: async (t) =>
+    (await proc(["/usr/bin/python3", "-s", "-c", `${t.program}\n\n${t.test}\n\ncheck(${t.entryPoint})\n`])).code === 0,
   harness: async (t) => {
     const judge = judgeStart(taskPayload("python", t, DEFAULT_LIMITS, "N"));
     const { out, code } = await proc(judge.argv, judge.stdin);
@@ -92,11 +105,24 @@ for (let i = 0; i < rounds; i++) {
 }
 rmSync(cwd, { recursive: true, force: true });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const ms = Object.fromEntries(names.map((n) => [n, (1000 * median(results[n].map((r) => r.seconds)) * concurrency) / tasks.length]));
+const ms = Object.fromEntries(
+  names.map((n) => [n, (1000 * median(results[n].map((r) => r.seconds)) * concurrency) / tasks.length]),
+);
 const cpu = Object.fromEntries(names.map((n) => [n, (1000 * median(results[n].map((r) => r.cpu))) / tasks.length]));
-console.log(`HumanEval canonical solutions (${tasks.length}), concurrency ${concurrency}, median of ${rounds} interleaved rounds`);
-console.log(`${"runner".padEnd(10)} ${"passed".padStart(8)} ${"wall ms/rollout".padStart(16)} ${"CPU ms/rollout".padStart(15)}`);
-for (const n of names) console.log(`${n.padEnd(10)} ${`${Math.min(...results[n].map((r) => r.passed))}/${tasks.length}`.padStart(8)} ${ms[n].toFixed(1).padStart(16)} ${cpu[n].toFixed(1).padStart(15)}`);
-console.log(`sandbox overhead (sandbox / the same harness in bare python3): wall ${(ms.sandbox / ms.harness).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.harness).toFixed(2)}x`);
-console.log(`trust boundary and sandbox together (sandbox / naive single python3): wall ${(ms.sandbox / ms.bare).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.bare).toFixed(2)}x`);
+console.log(
+  `HumanEval canonical solutions (${tasks.length}), concurrency ${concurrency}, median of ${rounds} interleaved rounds`,
+);
+console.log(
+  `${"runner".padEnd(10)} ${"passed".padStart(8)} ${"wall ms/rollout".padStart(16)} ${"CPU ms/rollout".padStart(15)}`,
+);
+for (const n of names)
+  console.log(
+    `${n.padEnd(10)} ${`${Math.min(...results[n].map((r) => r.passed))}/${tasks.length}`.padStart(8)} ${ms[n].toFixed(1).padStart(16)} ${cpu[n].toFixed(1).padStart(15)}`,
+  );
+console.log(
+  `sandbox overhead (sandbox / the same harness in bare python3): wall ${(ms.sandbox / ms.harness).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.harness).toFixed(2)}x`,
+);
+console.log(
+  `trust boundary and sandbox together (sandbox / naive single python3): wall ${(ms.sandbox / ms.bare).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.bare).toFixed(2)}x`,
+);
 process.exit(0);

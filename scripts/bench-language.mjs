@@ -24,12 +24,14 @@ const sentences = (t) =>
     .map((s) => s.trim())
     .filter((s) => /\p{L}/u.test(s));
 const texts = [];
-for (const x of inputs.values()) for (const s of sentences(x.prompt)) texts.push({ part: x.key % 2 ? "held-out" : "dev", lang: "en", text: s });
+for (const x of inputs.values())
+  for (const s of sentences(x.prompt)) texts.push({ part: x.key % 2 ? "held-out" : "dev", lang: "en", text: s });
 for (const v of verdicts) {
   const x = inputs.get(v.prompt);
   const j = x.instruction_id_list.indexOf("language:response_language");
   if (j < 0 || !v.follow_instruction_list[j]) continue;
-  for (const s of sentences(v.response)) texts.push({ part: x.key % 2 ? "held-out" : "dev", lang: x.kwargs[j].language, text: s });
+  for (const s of sentences(v.response))
+    texts.push({ part: x.key % 2 ? "held-out" : "dev", lang: x.kwargs[j].language, text: s });
 }
 
 const buckets = [
@@ -48,12 +50,16 @@ const methods = {
 for (const part of ["dev", "held-out"]) {
   const rows = texts.filter((t) => t.part === part);
   const langs = new Set(rows.filter((t) => t.lang !== "en").map((t) => t.lang));
-  console.log(`\n${part}: ${rows.length} sentences (${rows.filter((t) => t.lang === "en").length} en, ${rows.length - rows.filter((t) => t.lang === "en").length} in ${langs.size} other languages)`);
+  console.log(
+    `\n${part}: ${rows.length} sentences (${rows.filter((t) => t.lang === "en").length} en, ${rows.length - rows.filter((t) => t.lang === "en").length} in ${langs.size} other languages)`,
+  );
   console.log(`| method | ${buckets.map(([b]) => `${b} chars`).join(" | ")} | all |`);
   console.log(`|---|${buckets.map(() => "---").join("|")}|---|`);
   for (const [name, ok] of Object.entries(methods)) {
     const cell = (rs) => (rs.length ? `${((100 * rs.filter(ok).length) / rs.length).toFixed(1)}% (${rs.length})` : "-");
     const len = (t) => [...t.text].length;
-    console.log(`| ${name} | ${buckets.map(([, lo, hi]) => cell(rows.filter((t) => len(t) >= lo && len(t) <= hi))).join(" | ")} | ${cell(rows)} |`);
+    console.log(
+      `| ${name} | ${buckets.map(([, lo, hi]) => cell(rows.filter((t) => len(t) >= lo && len(t) <= hi))).join(" | ")} | ${cell(rows)} |`,
+    );
   }
 }

@@ -16,11 +16,14 @@ const WRAPS = ["{}", "Here is the result:\n```json\n{}\n```", "```json\n{}\n```"
 const rows = [];
 for (const draft of ["draft2020-12", "draft7"]) {
   const dir = new URL(`tests/${draft}/`, suite);
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith(".json"))
+    .sort()) {
     const groups = JSON.parse(readFileSync(new URL(name, dir), "utf8"));
     groups.forEach((g, gi) => {
       let schema = g.schema;
-      if (draft === "draft7" && schema && typeof schema === "object" && !("$schema" in schema)) schema = { $schema: DRAFT7, ...schema };
+      if (draft === "draft7" && schema && typeof schema === "object" && !("$schema" in schema))
+        schema = { $schema: DRAFT7, ...schema };
       g.tests.forEach((t, ti) => {
         const wrap = WRAPS[rows.length % WRAPS.length];
         rows.push({
@@ -30,7 +33,11 @@ for (const draft of ["draft2020-12", "draft7"]) {
           completion: wrap.replace("{}", () => JSON.stringify(t.data)),
           reference: schema,
           labels: { valid: t.valid },
-          metadata: { source: `JSON-Schema-Test-Suite tests/${draft}/${name}`, group: g.description, test: t.description },
+          metadata: {
+            source: `JSON-Schema-Test-Suite tests/${draft}/${name}`,
+            group: g.description,
+            test: t.description,
+          },
         });
       });
     });

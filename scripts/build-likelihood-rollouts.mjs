@@ -17,10 +17,17 @@ const out = new URL("../examples/data/likelihood-rollouts.jsonl", import.meta.ur
 
 const rows = [];
 let skipped = 0;
-for (const dir of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
-  for (const file of readdirSync(new URL(`${dir}/`, root)).filter((n) => n.endsWith(".json")).sort()) {
+for (const dir of readdirSync(root, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort()) {
+  for (const file of readdirSync(new URL(`${dir}/`, root))
+    .filter((n) => n.endsWith(".json"))
+    .sort()) {
     const data = JSON.parse(readFileSync(new URL(`${dir}/${file}`, root), "utf8"));
-    const items = (Array.isArray(data) ? data : [data]).filter((it) => it && typeof it === "object" && it.details && Array.isArray(it.details.tokens));
+    const items = (Array.isArray(data) ? data : [data]).filter(
+      (it) => it && typeof it === "object" && it.details && Array.isArray(it.details.tokens),
+    );
     const group = `${dir}/${file.replace(/\.json$/, "")}`;
     items.forEach((it, k) => {
       const d = it.details;
@@ -51,4 +58,6 @@ for (const dir of readdirSync(root, { withFileTypes: true }).filter((d) => d.isD
   }
 }
 writeFileSync(out, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-console.log(`wrote ${rows.length} rollouts (${rows.reduce((n, r) => n + r.reference_logprobs.length, 0)} token log-probs), skipped ${skipped}`);
+console.log(
+  `wrote ${rows.length} rollouts (${rows.reduce((n, r) => n + r.reference_logprobs.length, 0)} token log-probs), skipped ${skipped}`,
+);

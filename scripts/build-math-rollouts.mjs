@@ -5,7 +5,10 @@ import { gunzipSync } from "node:zlib";
 
 const src = new URL("../../shared/data/qwen25-math-rollouts/math_cot_100.jsonl.gz", import.meta.url);
 const out = new URL("../examples/data/math-rollouts.jsonl", import.meta.url);
-const lines = gunzipSync(readFileSync(src)).toString("utf8").split("\n").filter((l) => l.trim());
+const lines = gunzipSync(readFileSync(src))
+  .toString("utf8")
+  .split("\n")
+  .filter((l) => l.trim());
 const rows = [];
 for (const line of lines) {
   const p = JSON.parse(line);
@@ -17,7 +20,11 @@ for (const line of lines) {
       completion: response,
       reference: p.answer,
       labels: { peer_correct: p.score[k], peer_pred: p.pred[k] },
-      metadata: { level: p.level, source: "Qwen2.5-Math evaluation/data/eval_rm_maj_example/math_cot_100.jsonl", idx: p.idx },
+      metadata: {
+        level: p.level,
+        source: "Qwen2.5-Math evaluation/data/eval_rm_maj_example/math_cot_100.jsonl",
+        idx: p.idx,
+      },
     });
   });
 }

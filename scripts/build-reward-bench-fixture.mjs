@@ -9,7 +9,9 @@ const outDir = new URL("../test/fixtures/reward-bench-bon/", import.meta.url);
 mkdirSync(outDir, { recursive: true });
 const lines = [];
 for (let i = 0; i <= 10; i++) {
-  const rows = JSON.parse(gunzipSync(readFileSync(new URL(`tulu-2-dpo-13b.${i}/annotations.json.gz`, src))).toString("utf8"));
+  const rows = JSON.parse(
+    gunzipSync(readFileSync(new URL(`tulu-2-dpo-13b.${i}/annotations.json.gz`, src))).toString("utf8"),
+  );
   for (const r of rows) {
     const content = r.raw_completion?.logprobs?.content;
     lines.push(
@@ -17,7 +19,9 @@ for (let i = 0; i <= 10; i++) {
         sample: i,
         instruction: r.instruction,
         preference: r.preference,
-        raw_completion: content ? { logprobs: { content: content.map((c) => ({ token: c.token, top_logprobs: c.top_logprobs })) } } : null,
+        raw_completion: content
+          ? { logprobs: { content: content.map((c) => ({ token: c.token, top_logprobs: c.top_logprobs })) } }
+          : null,
       }),
     );
   }

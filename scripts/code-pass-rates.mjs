@@ -11,7 +11,10 @@ if (!file) {
   console.error("usage: node scripts/code-pass-rates.mjs <scored.jsonl> [component]");
   process.exit(1);
 }
-const rows = readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+const rows = readFileSync(file, "utf8")
+  .split("\n")
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l));
 const sums = new Map(); // group → { n, passes: number[] }
 for (const r of rows) {
   const mask = r.components?.[component]?.details?.passMask;
@@ -25,6 +28,7 @@ for (const r of rows) {
 for (const r of rows) {
   const s = sums.get(r.group);
   const { reward: _r, components: _c, advantage: _a, ...rollout } = r;
-  if (s && rollout.reference && typeof rollout.reference === "object") rollout.reference = { ...rollout.reference, passRates: s.passes.map((p) => p / s.n) };
+  if (s && rollout.reference && typeof rollout.reference === "object")
+    rollout.reference = { ...rollout.reference, passRates: s.passes.map((p) => p / s.n) };
   process.stdout.write(JSON.stringify(rollout) + "\n");
 }

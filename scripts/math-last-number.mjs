@@ -7,12 +7,24 @@ import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { EXTRACT_STRATEGIES, verifyMath } from "../dist/verifiers/math/index.js";
 
-const gz = (f) => gunzipSync(readFileSync(new URL(f, import.meta.url))).toString("utf8").trim().split("\n").map((l) => JSON.parse(l));
-const jsonl = (f) => readFileSync(new URL(f, import.meta.url), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const gz = (f) =>
+  gunzipSync(readFileSync(new URL(f, import.meta.url)))
+    .toString("utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+const jsonl = (f) =>
+  readFileSync(new URL(f, import.meta.url), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 const withoutLast = EXTRACT_STRATEGIES.filter((s) => s !== "last-number");
 
 async function measure(name, rows) {
-  for (const [label, opts] of [["default (with last-number)", {}], ["without last-number", { extract: withoutLast }]]) {
+  for (const [label, opts] of [
+    ["default (with last-number)", {}],
+    ["without last-number", { extract: withoutLast }],
+  ]) {
     let agree = 0;
     let fp = 0;
     let unscorable = 0;
@@ -23,11 +35,20 @@ async function measure(name, rows) {
       if (got && !r.label) fp++;
       if (res.status === "unscorable") unscorable++;
     }
-    console.log(`${name}, ${label}: agreement ${agree}/${rows.length}, false positives ${fp}, unscorable ${unscorable}`);
+    console.log(
+      `${name}, ${label}: agreement ${agree}/${rows.length}, false positives ${fp}, unscorable ${unscorable}`,
+    );
   }
 }
 
-const gpt3 = gz("../test/fixtures/math-gsm8k-gpt3.jsonl.gz").map((r) => ({ ...r, completion: r.completion.replace(/\nA:[^\n]*$/, "") }));
+const gpt3 = gz("../test/fixtures/math-gsm8k-gpt3.jsonl.gz").map((r) => ({
+  ...r,
+  completion: r.completion.replace(/\nA:[^\n]*$/, ""),
+}));
 await measure("GSM8K GPT-3 solutions without their A: line (5 276)", gpt3);
-const qwen = jsonl("../examples/data/math-rollouts.jsonl").map((r) => ({ completion: r.completion, reference: r.reference, label: r.labels.peer_correct }));
+const qwen = jsonl("../examples/data/math-rollouts.jsonl").map((r) => ({
+  completion: r.completion,
+  reference: r.reference,
+  label: r.labels.peer_correct,
+}));
 await measure("bundled Qwen rollouts (800)", qwen);

@@ -29,7 +29,8 @@ readFileSync(join(gsmRepo, "grade_school_math/data/example_model_solutions.jsonl
     const r = JSON.parse(l);
     const gold = /A:\s*(.+)\s*$/.exec(r.ground_truth)?.[1]?.trim().replace(/,/g, "");
     if (gold === undefined) throw new Error(`row ${i}: no gold in ground_truth`);
-    for (const m of MODELS) gpt3.push({ id: `gsm-${i}-${m}`, source: m, completion: r[m].solution, reference: gold, label: r[m].is_correct });
+    for (const m of MODELS)
+      gpt3.push({ id: `gsm-${i}-${m}`, source: m, completion: r[m].solution, reference: gold, label: r[m].is_correct });
   });
 out("math-gsm8k-gpt3.jsonl.gz", gpt3);
 
@@ -39,7 +40,13 @@ for (const part of ["Math_I", "Math_II", "Physics"]) {
   const file = join(data, `gaokao-bench-gpt4-math/gpt-4-0314_2010-2022_${part}_MCQs.json.gz`);
   for (const e of JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")).example) {
     if (e.model_answer.length !== 1) continue;
-    gaokao.push({ id: `${part}-${e.index}`, source: part, completion: e.model_output, reference: e.model_answer[0], standard: e.standard_answer.join("") });
+    gaokao.push({
+      id: `${part}-${e.index}`,
+      source: part,
+      completion: e.model_output,
+      reference: e.model_answer[0],
+      standard: e.standard_answer.join(""),
+    });
   }
 }
 out("math-gaokao-mcq.jsonl.gz", gaokao);

@@ -144,7 +144,8 @@ function approx(c) {
   let m;
   if ((m = /^(-?)\\frac\{(\d+)\}\{(\d+)\}$/.exec(c))) return (m[1] ? -1 : 1) * (Number(m[2]) / Number(m[3]));
   if ((m = /^(\d*)\\sqrt\{(\d+)\}$/.exec(c))) return (m[1] ? Number(m[1]) : 1) * Math.sqrt(Number(m[2]));
-  if ((m = /^\\frac\{(\d*)\\sqrt\{(\d+)\}\}\{(\d+)\}$/.exec(c))) return ((m[1] ? Number(m[1]) : 1) * Math.sqrt(Number(m[2]))) / Number(m[3]);
+  if ((m = /^\\frac\{(\d*)\\sqrt\{(\d+)\}\}\{(\d+)\}$/.exec(c)))
+    return ((m[1] ? Number(m[1]) : 1) * Math.sqrt(Number(m[2]))) / Number(m[3]);
   if ((m = /^(\d*)\\pi$/.exec(c))) return (m[1] ? Number(m[1]) : 1) * Math.PI;
   if ((m = /^\\frac\{(\d*)\\pi\}\{(\d+)\}$/.exec(c))) return ((m[1] ? Number(m[1]) : 1) * Math.PI) / Number(m[2]);
   return null;
@@ -152,7 +153,8 @@ function approx(c) {
 
 const SENTENCES = [
   (a) => `Putting everything together, the final answer is $\\boxed{${a}}$.`,
-  (a) => `We first simplify the expression step by step.\n\nAfter collecting terms we obtain the result.\n\nTherefore, the answer is $\\boxed{${a}}$.`,
+  (a) =>
+    `We first simplify the expression step by step.\n\nAfter collecting terms we obtain the result.\n\nTherefore, the answer is $\\boxed{${a}}$.`,
   (a) => `**Answer:** $\\boxed{${a}}$`,
   (a) => `Thus the answer is \\(\\boxed{${a}}\\).`,
   (a) => `So we have \\[\\boxed{${a}}\\]`,
@@ -162,7 +164,8 @@ function generate(gold, source) {
   currentGold = gold;
   currentSource = source;
   const c = stripDollars(gold);
-  if (c.length > 80 || c.includes("\\boxed") || /[$\n]|\\approx|\\cdots|\\ldots|[a-zA-Z]{4,}(?<!\\[a-zA-Z]*)/.test(c)) return;
+  if (c.length > 80 || c.includes("\\boxed") || /[$\n]|\\approx|\\cdots|\\ldots|[a-zA-Z]{4,}(?<!\\[a-zA-Z]*)/.test(c))
+    return;
   // A gold with thousands separators (`10,\!080`, `58,500`) is one number, not a list.
   const thousands = /\d,(\\!)?\s?\d{3}(?!\d)/.test(c);
   let m;
@@ -179,7 +182,8 @@ function generate(gold, source) {
   }
   if (c.includes("\\dfrac")) T("fraction", c.replace(/\\dfrac/g, "\\frac"), "\\dfrac → \\frac");
   else if (c.includes("\\frac")) T("fraction", c.replace(/\\frac/g, "\\dfrac"), "\\frac → \\dfrac");
-  if (c.includes("\\left") || c.includes("\\right")) T("latex", c.replace(/\\left(?![a-z])|\\right(?![a-z])/g, ""), "\\left/\\right dropped");
+  if (c.includes("\\left") || c.includes("\\right"))
+    T("latex", c.replace(/\\left(?![a-z])|\\right(?![a-z])/g, ""), "\\left/\\right dropped");
 
   // Integers.
   if ((m = /^(-?)(\d+)$/.exec(c))) {
@@ -196,7 +200,8 @@ function generate(gold, source) {
     F("integer", String(n - 1n), "off by one (-1)");
     if (n !== 0n) F("integer", String(-n), "sign flipped");
     if (n !== 0n) F("integer", `${n}.5`, "extra half");
-    if (m[2].length >= 4) F("integer", String(n * 10n).replace(/\B(?=(\d{3})+(?!\d))/g, ","), "extra digit with separators");
+    if (m[2].length >= 4)
+      F("integer", String(n * 10n).replace(/\B(?=(\d{3})+(?!\d))/g, ","), "extra digit with separators");
     if (n > 1n && n < 1000n) F("integer", `\\frac{${n}}{2}`, "halved");
     return;
   }
@@ -209,7 +214,8 @@ function generate(gold, source) {
     const den = 10n ** BigInt(fp.length);
     const num = BigInt(`${s}${ip || "0"}${fp}`);
     const g = gcd(num, den);
-    if (den / g !== 1n) T("decimal", `${s}\\frac{${(num < 0n ? -num : num) / g}}{${den / g}}`, "exact fraction of the decimal");
+    if (den / g !== 1n)
+      T("decimal", `${s}\\frac{${(num < 0n ? -num : num) / g}}{${den / g}}`, "exact fraction of the decimal");
     const last = Number(fp.slice(-1));
     F("decimal", `${s}${ip}.${fp.slice(0, -1)}${(last + 1) % 10}`, "last digit changed");
     if (!/^0*$/.test(ip + fp)) F("decimal", s ? `${ip}.${fp}` : `-${ip}.${fp}`, "sign flipped");
@@ -328,7 +334,11 @@ function generate(gold, source) {
       T("tuple", `(${items.join(",")})`, "no spaces");
       if (items.every((x) => /^-?\d+$/.test(x))) {
         T("tuple", `(${items.map((x) => `${x}.0`).join(", ")})`, "decimal entries");
-        F("tuple", `(${items.map((x, k) => (k === items.length - 1 ? String(BigInt(x) + 1n) : x)).join(", ")})`, "last entry +1");
+        F(
+          "tuple",
+          `(${items.map((x, k) => (k === items.length - 1 ? String(BigInt(x) + 1n) : x)).join(", ")})`,
+          "last entry +1",
+        );
       }
       if (items[0] !== items[1]) {
         const sw = [items[1], items[0], ...items.slice(2)];
@@ -337,7 +347,11 @@ function generate(gold, source) {
       }
       F("tuple", `(${items.slice(0, -1).join(", ")})`, "last entry missing");
       if (/^-?\d+$/.test(items[0]) && items[0] !== "0")
-        F("tuple", `(${[items[0].startsWith("-") ? items[0].slice(1) : `-${items[0]}`, ...items.slice(1)].join(", ")})`, "first entry sign flipped");
+        F(
+          "tuple",
+          `(${[items[0].startsWith("-") ? items[0].slice(1) : `-${items[0]}`, ...items.slice(1)].join(", ")})`,
+          "first entry sign flipped",
+        );
       return;
     }
   }
@@ -352,7 +366,11 @@ function generate(gold, source) {
       T("union", [...norm].reverse().join(" \\cup "), "union parts in another order");
       F("union", norm.slice(1).join(" \\cup "), "a part of the union missing");
     }
-    T("interval", norm.map((x) => `\\left${x[0]}${x.slice(1, -1)}\\right${x.slice(-1)}`).join(" \\cup "), "\\left \\right brackets");
+    T(
+      "interval",
+      norm.map((x) => `\\left${x[0]}${x.slice(1, -1)}\\right${x.slice(-1)}`).join(" \\cup "),
+      "\\left \\right brackets",
+    );
     // Flip one finite end.
     for (let k = 0; k < ivs.length; k++) {
       const x = ivs[k];
@@ -398,7 +416,12 @@ function generate(gold, source) {
   // Bare lists a, b, c (solution lists are unordered).
   if (!thousands && !/[=<>|&]|\\le|\\ge|\\text|\\in|\\cup|\\begin/.test(c) && !/^[([]/.test(c)) {
     const items = splitTop(c);
-    if (items.length >= 2 && items.length <= 8 && new Set(items).size === items.length && items.every((x) => x !== "" && !/^\d{3}$/.test(x))) {
+    if (
+      items.length >= 2 &&
+      items.length <= 8 &&
+      new Set(items).size === items.length &&
+      items.every((x) => x !== "" && !/^\d{3}$/.test(x))
+    ) {
       T("list", [...items].reverse().join(", "), "list in another order");
       if (items.every((x) => /^-?\d+$/.test(x))) {
         const extra = String(Math.max(...items.map(Number)) + 1);
@@ -414,7 +437,12 @@ function generate(gold, source) {
 
   // Sums of terms (constant or with variables): reorder; flip a sign.
   const ts = termsTop(c);
-  if (ts && ts.length >= 2 && !/\de[-+]?\d/.test(c) && !/[=<>,;|&.]|\\le|\\ge|\\text|\\pm|\\in|\\cup|\\infty|\\begin|\\mathrm|\\mid|\\\\/.test(c)) {
+  if (
+    ts &&
+    ts.length >= 2 &&
+    !/\de[-+]?\d/.test(c) &&
+    !/[=<>,;|&.]|\\le|\\ge|\\text|\\pm|\\in|\\cup|\\infty|\\begin|\\mathrm|\\mid|\\\\/.test(c)
+  ) {
     const rev = [...ts].reverse();
     T("sum", joinTerms(rev), "terms reordered");
     const flip = ts.map((t, k) => (k === ts.length - 1 ? { ...t, sign: t.sign === "+" ? "-" : "+" } : t));
@@ -427,7 +455,7 @@ function generate(gold, source) {
   }
 
   // Expressions in one variable: x^2 → x|x| (agrees only for x > 0), x^2 → |x|^2 (equal).
-  const vars = new Set((c.replace(/\\[a-zA-Z]+/g, "").match(/[a-zA-Z]/g) ?? []));
+  const vars = new Set(c.replace(/\\[a-zA-Z]+/g, "").match(/[a-zA-Z]/g) ?? []);
   if (vars.size === 1 && !/[=<>,|]|\\text|\\in|\\cup|\\le|\\ge/.test(c)) {
     const v = [...vars][0];
     const sq = new RegExp(`${v}\\^(?:2|\\{2\\})(?![0-9])`);
@@ -461,8 +489,14 @@ const count = (xs, key) => {
   for (const x of xs) o[key(x)] = (o[key(x)] ?? 0) + 1;
   return o;
 };
-console.log(`${golds.size} golds, ${rows.length} pairs`, count(rows, (r) => r.kind));
-console.log("by shape", count(rows, (r) => `${r.shape}:${r.kind === "equivalent" ? "T" : "F"}`));
+console.log(
+  `${golds.size} golds, ${rows.length} pairs`,
+  count(rows, (r) => r.kind),
+);
+console.log(
+  "by shape",
+  count(rows, (r) => `${r.shape}:${r.kind === "equivalent" ? "T" : "F"}`),
+);
 
 if (args.includes("--verify")) {
   const { verifyMath } = await import(new URL("../dist/verifiers/math/index.js", import.meta.url).href);
@@ -478,10 +512,18 @@ if (args.includes("--verify")) {
     else if (res.score === 0 && r.expected) fn.push(r);
   }
   const unAll = rows.filter((r) => r.score === null);
-  console.log(`false positives: ${fp.length}; false negatives: ${fn.length}; unscorable (expected true): ${un.length}; unscorable (all): ${unAll.length}`);
+  console.log(
+    `false positives: ${fp.length}; false negatives: ${fn.length}; unscorable (expected true): ${un.length}; unscorable (all): ${unAll.length}`,
+  );
   const show = (title, xs) => {
-    console.log(`\n== ${title} (${xs.length})`, count(xs, (r) => r.shape));
-    for (const r of xs.slice(0, SHOW)) console.log(`  [${r.shape}] ${r.note} | gold ${JSON.stringify(r.gold)} | pred ${JSON.stringify(r.pred)} | ${r.reason ?? r.score}`);
+    console.log(
+      `\n== ${title} (${xs.length})`,
+      count(xs, (r) => r.shape),
+    );
+    for (const r of xs.slice(0, SHOW))
+      console.log(
+        `  [${r.shape}] ${r.note} | gold ${JSON.stringify(r.gold)} | pred ${JSON.stringify(r.pred)} | ${r.reason ?? r.score}`,
+      );
   };
   show("FALSE POSITIVES", fp);
   show("FALSE NEGATIVES", fn);

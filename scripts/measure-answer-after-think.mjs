@@ -70,11 +70,18 @@ const variants = {
 
 const results = [];
 for (const setting of [false, true]) {
-  const spec = parseSpec(`components:\n  - {name: accuracy, type: math, answerAfterThink: ${setting}}\n`, "measure.yaml");
+  const spec = parseSpec(
+    `components:\n  - {name: accuracy, type: math, answerAfterThink: ${setting}}\n`,
+    "measure.yaml",
+  );
   const scorer = createScorer(spec, { concurrency: 2, cacheSize: 0 });
   try {
     for (const [name, make] of Object.entries(variants)) {
-      let agree = 0, fp = 0, fn = 0, n = 0, unscorable = 0;
+      let agree = 0,
+        fp = 0,
+        fn = 0,
+        n = 0,
+        unscorable = 0;
       const jobs = rows.map(async (r) => {
         const completion = make(r);
         if (completion === null) return;
@@ -95,5 +102,9 @@ for (const setting of [false, true]) {
   }
 }
 console.log("variant     answerAfterThink  rollouts  agreement          false+  false-  unscorable");
-for (const r of results.sort((a, b) => a.variant.localeCompare(b.variant) || Number(a.answerAfterThink) - Number(b.answerAfterThink)))
-  console.log(`${r.variant.padEnd(11)} ${String(r.answerAfterThink).padEnd(17)} ${String(r.n).padStart(8)}  ${`${r.agree}/${r.n} = ${((100 * r.agree) / r.n).toFixed(1)}%`.padEnd(18)} ${String(r.fp).padStart(6)}  ${String(r.fn).padStart(6)}  ${String(r.unscorable).padStart(10)}`);
+for (const r of results.sort(
+  (a, b) => a.variant.localeCompare(b.variant) || Number(a.answerAfterThink) - Number(b.answerAfterThink),
+))
+  console.log(
+    `${r.variant.padEnd(11)} ${String(r.answerAfterThink).padEnd(17)} ${String(r.n).padStart(8)}  ${`${r.agree}/${r.n} = ${((100 * r.agree) / r.n).toFixed(1)}%`.padEnd(18)} ${String(r.fp).padStart(6)}  ${String(r.fn).padStart(6)}  ${String(r.unscorable).padStart(10)}`,
+  );

@@ -20,7 +20,13 @@ export type { VerifierDefinition, VerifierInput, VerifyFn } from "./verifiers/ty
 export { defineVerifier, defineAggregator, defineEstimator, defineSchedule } from "./plugins/define.js";
 export type { VerifierPlugin, PluginDefinition, PluginKind } from "./plugins/define.js";
 export type { LoadedPlugin } from "./plugins/catalog.js";
-export type { AggregatorDefinition, AggregateTerm, AggregateContext, CompiledAggregator, Aggregator } from "./compose/types.js";
+export type {
+  AggregatorDefinition,
+  AggregateTerm,
+  AggregateContext,
+  CompiledAggregator,
+  Aggregator,
+} from "./compose/types.js";
 export type { ScheduleDefinition, StepFn } from "./schedule/types.js";
 export type { GroupStage, GroupStageContext } from "./verifiers/types.js";
 export { defineRegistry, DuplicateNameError } from "./core/registry.js";

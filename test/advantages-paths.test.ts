@@ -43,7 +43,12 @@ const unscorable: ComponentResult = { score: null, status: "unscorable", reason:
 /** Options an estimator needs to run on these rows (a stratum key). */
 const needed = (est: string): Record<string, unknown> => (est === "stratified" ? { key: KEY } : {});
 
-function withAdvantage(spec: CompiledSpec, est: string, preset: string | undefined, extra: Record<string, unknown> = {}): CompiledSpec {
+function withAdvantage(
+  spec: CompiledSpec,
+  est: string,
+  preset: string | undefined,
+  extra: Record<string, unknown> = {},
+): CompiledSpec {
   const r = resolveEstimator(est, preset, { ...needed(est), ...extra });
   return { ...spec, advantage: { estimator: r.estimator, options: r.options } };
 }
@@ -59,7 +64,13 @@ function scoredOf(spec: CompiledSpec, rollouts: Rollout[], results: ComponentRes
 }
 
 /** The three paths on the same scored rows. */
-async function threePaths(spec: CompiledSpec, rows: Scored[], est: string, preset: string | undefined, extra: Record<string, unknown> = {}): Promise<{ score: (number | null)[]; file: (number | null)[]; server: (number | null)[] }> {
+async function threePaths(
+  spec: CompiledSpec,
+  rows: Scored[],
+  est: string,
+  preset: string | undefined,
+  extra: Record<string, unknown> = {},
+): Promise<{ score: (number | null)[]; file: (number | null)[]; server: (number | null)[] }> {
   const s = withAdvantage(spec, est, preset, extra);
   const batch = new AdvantageBatch(s);
   for (const r of rows) batch.add(r.rollout, r.results, r.reward);
@@ -69,7 +80,11 @@ async function threePaths(spec: CompiledSpec, rows: Scored[], est: string, prese
   const dir = tmp();
   writeFileSync(join(dir, "scored.jsonl"), records.map((x) => JSON.stringify(x)).join("\n") + "\n");
   const weights = Object.fromEntries(spec.components.map((c) => [c.name, c.weight]));
-  const opts = { ...needed(est), ...extra, ...((s.advantage.estimator.needs ?? []).includes("components") ? { weights } : {}) };
+  const opts = {
+    ...needed(est),
+    ...extra,
+    ...((s.advantage.estimator.needs ?? []).includes("components") ? { weights } : {}),
+  };
   const plan = planFor(est, preset, opts, "zero");
   await advantagesFile(plan, { input: join(dir, "scored.jsonl"), output: join(dir, "out.jsonl") });
   const file = readJsonl<{ advantage: number | null }>(join(dir, "out.jsonl")).map((x) => x.advantage);
@@ -77,7 +92,12 @@ async function threePaths(spec: CompiledSpec, rows: Scored[], est: string, prese
   const res = await app.request("/v1/advantages", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ rollouts: records, estimator: est, ...(preset ? { preset } : {}), options: { ...needed(est), ...extra } }),
+    body: JSON.stringify({
+      rollouts: records,
+      estimator: est,
+      ...(preset ? { preset } : {}),
+      options: { ...needed(est), ...extra },
+    }),
   });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { results: { advantage: number | null; error?: unknown }[] };
@@ -94,21 +114,37 @@ function same(a: (number | null)[], b: (number | null)[]): void {
 }
 
 /** Every (estimator, preset) pair rewardkit accepts. */
-const PAIRS: [string, string | undefined][] = estimatorNames().flatMap((e) => [[e, undefined] as [string, string | undefined], ...presetNames(e).map((p) => [e, p] as [string, string])]);
+const PAIRS: [string, string | undefined][] = estimatorNames().flatMap((e) => [
+  [e, undefined] as [string, string | undefined],
+  ...presetNames(e).map((p) => [e, p] as [string, string]),
+]);
 
 describe("score, advantages and /v1/advantages agree on the same rows, for every estimator", () => {
   // 12 groups of 1–8, some unscorable components, lengths, a stratum key that some rows lack or hold as an object
   let seed = 12;
-  const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const rollouts: Rollout[] = [];
   const results: ComponentResult[][] = [];
   [1, 2, 2, 3, 4, 5, 6, 8, 8, 3, 4, 8].forEach((n, g) => {
     for (let i = 0; i < n; i++) {
       const flat = g === 3 || g === 8;
-      const r: Rollout = { id: `p${g}-${i}`, group: `q${g}`, completion: "x".repeat(1 + Math.floor(rand() * 400)), completion_tokens: 20 + Math.floor(rand() * 3000) };
+      const r: Rollout = {
+        id: `p${g}-${i}`,
+        group: `q${g}`,
+        completion: "x".repeat(1 + Math.floor(rand() * 400)),
+        completion_tokens: 20 + Math.floor(rand() * 3000),
+      };
       if (!(g === 5 && i < 2)) r.metadata = { stratum: g === 6 && i === 0 ? { k: 1 } : rand() < 0.5 ? "easy" : "hard" };
       rollouts.push(r);
-      results.push(flat ? [ok(1), ok(1), ok(0)] : [rand() < 0.15 ? unscorable : ok(rand() < 0.5 ? 1 : 0), ok([0, 0.5, 1][Math.floor(rand() * 3)]!), rand() < 0.1 ? unscorable : ok(-Math.floor(rand() * 5) / 4)]);
+      results.push(
+        flat
+          ? [ok(1), ok(1), ok(0)]
+          : [
+              rand() < 0.15 ? unscorable : ok(rand() < 0.5 ? 1 : 0),
+              ok([0, 0.5, 1][Math.floor(rand() * 3)]!),
+              rand() < 0.1 ? unscorable : ok(-Math.floor(rand() * 5) / 4),
+            ],
+      );
     }
   });
   const rows = scoredOf(SPEC, rollouts, results);
@@ -150,16 +186,53 @@ describe("score, advantages and /v1/advantages agree on the same rows, for every
     const sr = new ScoredRows(plan);
     sr.add({ group: "g", reward: 1 });
     sr.add({ group: "g", reward: 0, stratum: "a" });
-    expect(sr.compute().warnings).toEqual(['1 rollouts lack the stratum key metadata.stratum: each group\'s such rollouts form one "missing" stratum']);
+    expect(sr.compute().warnings).toEqual([
+      '1 rollouts lack the stratum key metadata.stratum: each group\'s such rollouts form one "missing" stratum',
+    ]);
   });
 });
 
 describe("R1: an unscorable component under onUnscorable: zero is a scored 0, in every estimator, preset and path", () => {
-  const spec = parseSpec(["name: r1", "onUnscorable: zero", "components:", "  - {name: accuracy, type: contains, value: x}", "  - {name: overlong, type: contains, value: y}"].join("\n"), "r1.yaml");
-  const A: Rollout = { id: "A", group: "g", completion: "I do not know.", completion_tokens: 5, metadata: { stratum: "s" } };
-  const B: Rollout = { id: "B", group: "g", completion: "So the answer is \\boxed{42}.", completion_tokens: 3584, metadata: { stratum: "s" } };
-  const r1 = scoredOf(spec, [A, B], [[unscorable, ok(0)], [ok(1), ok(-0.5)]]);
-  const twin = scoredOf(spec, [A, B], [[ok(0), ok(0)], [ok(1), ok(-0.5)]]);
+  const spec = parseSpec(
+    [
+      "name: r1",
+      "onUnscorable: zero",
+      "components:",
+      "  - {name: accuracy, type: contains, value: x}",
+      "  - {name: overlong, type: contains, value: y}",
+    ].join("\n"),
+    "r1.yaml",
+  );
+  const A: Rollout = {
+    id: "A",
+    group: "g",
+    completion: "I do not know.",
+    completion_tokens: 5,
+    metadata: { stratum: "s" },
+  };
+  const B: Rollout = {
+    id: "B",
+    group: "g",
+    completion: "So the answer is \\boxed{42}.",
+    completion_tokens: 3584,
+    metadata: { stratum: "s" },
+  };
+  const r1 = scoredOf(
+    spec,
+    [A, B],
+    [
+      [unscorable, ok(0)],
+      [ok(1), ok(-0.5)],
+    ],
+  );
+  const twin = scoredOf(
+    spec,
+    [A, B],
+    [
+      [ok(0), ok(0)],
+      [ok(1), ok(-0.5)],
+    ],
+  );
 
   it("the fixture: A's reward is 0 both ways, B's 0.5", () => {
     expect(r1.map((r) => r.reward)).toEqual([0, 0.5]);
@@ -196,7 +269,12 @@ describe("property: under zero, an unscorable component never lifts a rollout ab
             const sr = new ScoredRows(plan, ["a", "b", "c"]);
             for (const [g, ...c] of batch) {
               const vals = c.map((v) => (v === null && nullsAsZero ? 0 : v));
-              sr.add({ group: `g${g}`, reward: vals.reduce<number>((s, v) => s + (v ?? 0), 0), components: vals, length: 10 });
+              sr.add({
+                group: `g${g}`,
+                reward: vals.reduce<number>((s, v) => s + (v ?? 0), 0),
+                components: vals,
+                length: 10,
+              });
             }
             return sr.compute().advantages;
           };
@@ -209,7 +287,10 @@ describe("property: under zero, an unscorable component never lifts a rollout ab
               if (batch[i]![0] !== batch[j]![0]) continue;
               const [, ...ci] = batch[i]!;
               const [, ...cj] = batch[j]!;
-              if (ci.every((v, k) => (v ?? 0) >= (cj[k] ?? 0))) expect(adv[i]!, `${name}: rollout ${i} dominates ${j}`).toBeGreaterThanOrEqual(adv[j]! - 1e-9 * Math.max(1, Math.abs(adv[j]!)));
+              if (ci.every((v, k) => (v ?? 0) >= (cj[k] ?? 0)))
+                expect(adv[i]!, `${name}: rollout ${i} dominates ${j}`).toBeGreaterThanOrEqual(
+                  adv[j]! - 1e-9 * Math.max(1, Math.abs(adv[j]!)),
+                );
             }
           }
         }

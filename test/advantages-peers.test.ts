@@ -17,11 +17,18 @@ interface Case {
   estimator: string;
   preset: string | null;
   options: Record<string, unknown>;
-  batch: { rewards: (number | null)[]; groups: string[]; lengths: number[]; components?: Record<string, (number | null)[]> };
+  batch: {
+    rewards: (number | null)[];
+    groups: string[];
+    lengths: number[];
+    components?: Record<string, (number | null)[]>;
+  };
   expected: number[];
 }
 
-const fixture = JSON.parse(readFileSync(join(ROOT, "test/fixtures/advantages/peer-goldens.json"), "utf8")) as { cases: Case[] };
+const fixture = JSON.parse(readFileSync(join(ROOT, "test/fixtures/advantages/peer-goldens.json"), "utf8")) as {
+  cases: Case[];
+};
 
 describe("presets reproduce the peers' own functions (float64 goldens)", () => {
   it("the fixture covers every peer", () => {
@@ -29,7 +36,11 @@ describe("presets reproduce the peers' own functions (float64 goldens)", () => {
   });
   for (const c of fixture.cases) {
     it(`${c.name}: ${c.estimator}${c.preset ? ` --preset ${c.preset}` : ""} = ${c.peer} ${c.function} @ ${c.commit.slice(0, 7)}`, () => {
-      const got = advantages(c.batch, { estimator: c.estimator, ...(c.preset ? { preset: c.preset } : {}), options: c.options });
+      const got = advantages(c.batch, {
+        estimator: c.estimator,
+        ...(c.preset ? { preset: c.preset } : {}),
+        options: c.options,
+      });
       let worst = 0;
       c.expected.forEach((want, i) => {
         if (c.batch.rewards[i] === null) {
@@ -68,12 +79,26 @@ describe("CorrGRPO: the authors' core code (paper Appendix B, Listing 1), transc
         }
         D += ab / Math.sqrt(aa * bb);
       }
-    return Array.from({ length: n }, (_, i) => (act.some(Boolean) ? s.reduce((a, c, k) => a + c[i]! - mu[k]!, 0) / Math.sqrt(Math.max(D, 0) + 1e-6) : 0));
+    return Array.from({ length: n }, (_, i) =>
+      act.some(Boolean) ? s.reduce((a, c, k) => a + c[i]! - mu[k]!, 0) / Math.sqrt(Math.max(D, 0) + 1e-6) : 0,
+    );
   }
   const groups = [
-    [[1, 0], [0.2, 0.9], [0.5, 0.5]], // n = 2, opposite components: Σρ = 0 → ±|c|/sqrt(1e-6), not ±|c|/1e-6
-    [[1, 0, 1, 0, 1, 1, 0, 0], [0.3, 0.9, 0.4, 0.1, 0.8, 0.2, 0.5, 0.7], [0.05, 0.01, 0.09, 0.02, 0.03, 0.08, 0.04, 0.06]],
-    [[0, 1, 1], [1, 1, 1], [0.25, 0.5, 0.125]],
+    [
+      [1, 0],
+      [0.2, 0.9],
+      [0.5, 0.5],
+    ], // n = 2, opposite components: Σρ = 0 → ±|c|/sqrt(1e-6), not ±|c|/1e-6
+    [
+      [1, 0, 1, 0, 1, 1, 0, 0],
+      [0.3, 0.9, 0.4, 0.1, 0.8, 0.2, 0.5, 0.7],
+      [0.05, 0.01, 0.09, 0.02, 0.03, 0.08, 0.04, 0.06],
+    ],
+    [
+      [0, 1, 1],
+      [1, 1, 1],
+      [0.25, 0.5, 0.125],
+    ],
   ];
   it("weights only inside the components, ε inside the root", () => {
     const w = [0.6, 0.3, 0.1];
@@ -85,7 +110,10 @@ describe("CorrGRPO: the authors' core code (paper Appendix B, Listing 1), transc
       keys.push(...cols[0]!.map(() => `g${g}`));
       want.push(...listing(cols, w));
     });
-    const got = advantages({ rewards: keys.map(() => 0), groups: keys, components: comps }, { estimator: "corr_grpo", options: { weights: { a: 0.6, b: 0.3, c: 0.1 } } });
+    const got = advantages(
+      { rewards: keys.map(() => 0), groups: keys, components: comps },
+      { estimator: "corr_grpo", options: { weights: { a: 0.6, b: 0.3, c: 0.1 } } },
+    );
     want.forEach((x, i) => expect(Math.abs(got[i]! - x) / Math.max(1, Math.abs(x))).toBeLessThanOrEqual(1e-9));
     expect(Math.abs(got[0]!)).toBeGreaterThan(100); // ±150-ish, the n = 2 case
     expect(Math.abs(got[0]!)).toBeLessThan(1000);

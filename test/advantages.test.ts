@@ -34,7 +34,11 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
   });
 
   // The peers' published GRPO formulas: (r − μ_g)/(σ_{n−1} + ε), ε = 1e-6 (verl), 1e-4 (TRL), 1e-9 (OpenRLHF)
-  for (const [preset, eps] of [["verl", 1e-6], ["trl", 1e-4], ["openrlhf", 1e-9]] as const) {
+  for (const [preset, eps] of [
+    ["verl", 1e-6],
+    ["trl", 1e-4],
+    ["openrlhf", 1e-9],
+  ] as const) {
     it(`--preset ${preset} gives (r − μ)/(σ_unbiased + ${eps})`, () => {
       const out = join(dir, `${preset}.jsonl`);
       const r = cli(["advantages", scored, "--estimator", "grpo", "--preset", preset, "-o", out]);
@@ -59,7 +63,18 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
 
   it("gdpo --preset verl: per component (r − μ)/(σ_unbiased + 1e-6), summed, whitened per token with sqrt(var + 1e-8)", () => {
     const out = join(dir, "gdpo.jsonl");
-    const r = cli(["advantages", scored, "--estimator", "gdpo", "--preset", "verl", "--weights", "format=0", "-o", out]);
+    const r = cli([
+      "advantages",
+      scored,
+      "--estimator",
+      "gdpo",
+      "--preset",
+      "verl",
+      "--weights",
+      "format=0",
+      "-o",
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const rows = readJsonl<Row>(out);
     const sums = new Map<string, number>();
@@ -72,7 +87,8 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
         const sd = ustd(ok);
         group.forEach((row, i) => {
           const x = xs[i]!;
-          if (!Number.isNaN(x) && !ok.every((v) => v === ok[0])) sums.set(row.id, sums.get(row.id)! + (x - m) / (sd + 1e-6));
+          if (!Number.isNaN(x) && !ok.every((v) => v === ok[0]))
+            sums.set(row.id, sums.get(row.id)! + (x - m) / (sd + 1e-6));
         });
       }
     }
@@ -83,13 +99,25 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
     const m = rows.reduce((a, x) => a + L.get(x.id)! * sums.get(x.id)!, 0) / W;
     const v = rows.reduce((a, x) => a + L.get(x.id)! * (sums.get(x.id)! - m) ** 2, 0) / (W - 1);
     expect(r.stderr).toContain("batch statistics per token");
-    for (const row of rows) expect(Math.abs(row.advantage! - (sums.get(row.id)! - m) / Math.sqrt(v + 1e-8))).toBeLessThanOrEqual(1e-12);
+    for (const row of rows)
+      expect(Math.abs(row.advantage! - (sums.get(row.id)! - m) / Math.sqrt(v + 1e-8))).toBeLessThanOrEqual(1e-12);
   });
 
   it("--filter zero_variance: flat groups get advantage null and every row is written; --diagnostics writes the run's diagnostics", () => {
     const out = join(dir, "filtered.jsonl");
     const diag = join(dir, "diag.json");
-    const r = cli(["advantages", scored, "--preset", "verl", "--filter", "zero_variance", "--diagnostics", diag, "-o", out]);
+    const r = cli([
+      "advantages",
+      scored,
+      "--preset",
+      "verl",
+      "--filter",
+      "zero_variance",
+      "--diagnostics",
+      diag,
+      "-o",
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const all = readJsonl<Row>(scored);
     const flat = [...byGroup(all).values()].filter((g) => g.every((x) => x.reward === g[0]!.reward));
@@ -110,7 +138,10 @@ describe("rewardkit advantages on the bundled math rollouts scored with examples
 
   it("the spec's advantage block takes a preset", () => {
     const spec = join(dir, "trl.yaml");
-    const yaml = readFileSync("examples/math.yaml", "utf8").replace(/advantage:[\s\S]*$/, "advantage:\n  estimator: grpo\n  preset: trl\n");
+    const yaml = readFileSync("examples/math.yaml", "utf8").replace(
+      /advantage:[\s\S]*$/,
+      "advantage:\n  estimator: grpo\n  preset: trl\n",
+    );
     writeFileSync(spec, yaml);
     const out = join(dir, "spec-trl.jsonl");
     const r = cli(["score", "examples/data/math-rollouts.jsonl", "--spec", spec, "-o", out]);

@@ -18,7 +18,18 @@ describe("rewardkit score on the 800 bundled real rollouts", () => {
   const dir = tmp();
   const out = join(dir, "deep/scored.jsonl");
   const sum = join(dir, "deep/summary.json");
-  const r = cli(["score", "examples/data/math-rollouts.jsonl", "--spec", "examples/math.yaml", "--label", "labels.peer_correct", "-o", out, "--summary", sum]);
+  const r = cli([
+    "score",
+    "examples/data/math-rollouts.jsonl",
+    "--spec",
+    "examples/math.yaml",
+    "--label",
+    "labels.peer_correct",
+    "-o",
+    out,
+    "--summary",
+    sum,
+  ]);
 
   it("exits 0 and writes every rollout in input order with reward, components and advantage", () => {
     expect(r.stderr).toBe("");
@@ -78,7 +89,10 @@ describe("bad input never sinks the batch", () => {
   ];
   writeFileSync(input, lines.join("\n") + "\n");
   const spec = join(dir, "spec.yaml");
-  writeFileSync(spec, "components:\n  - {name: accuracy, type: math}\n  - {name: evil, type: regex, pattern: '^(a+)+$', timeoutMs: 200, weight: 0}\n");
+  writeFileSync(
+    spec,
+    "components:\n  - {name: accuracy, type: math}\n  - {name: evil, type: regex, pattern: '^(a+)+$', timeoutMs: 200, weight: 0}\n",
+  );
 
   it("reports malformed lines with file:line and field, scores the rest, marks unscorable with reasons", () => {
     const out = join(dir, "out.jsonl");
@@ -99,7 +113,13 @@ describe("bad input never sinks the batch", () => {
 
   it("a runaway verifier is stopped at its deadline and the run finishes", () => {
     const runaway = join(dir, "runaway.jsonl");
-    writeFileSync(runaway, [JSON.stringify({ id: "r1", group: "g", completion: "a".repeat(40) + "b \\boxed{1}", reference: "1" }), JSON.stringify({ id: "r2", group: "g", completion: "aaa \\boxed{2}", reference: "2" })].join("\n"));
+    writeFileSync(
+      runaway,
+      [
+        JSON.stringify({ id: "r1", group: "g", completion: "a".repeat(40) + "b \\boxed{1}", reference: "1" }),
+        JSON.stringify({ id: "r2", group: "g", completion: "aaa \\boxed{2}", reference: "2" }),
+      ].join("\n"),
+    );
     const out = join(dir, "runaway.out.jsonl");
     const r = cli(["score", runaway, "--spec", spec, "-o", out]);
     expect(r.code).toBe(0);
@@ -118,7 +138,12 @@ describe("bad input never sinks the batch", () => {
     writeFileSync(
       file,
       [
-        JSON.stringify({ id: "spin", group: "g", completion: "\\boxed{\\sum_{n=1}^{10^{9}} n}", reference: "500000000500000000" }),
+        JSON.stringify({
+          id: "spin",
+          group: "g",
+          completion: "\\boxed{\\sum_{n=1}^{10^{9}} n}",
+          reference: "500000000500000000",
+        }),
         JSON.stringify({ id: "next", group: "g", completion: "\\boxed{\\frac{1}{2}}", reference: "0.5" }),
       ].join("\n"),
     );
@@ -141,11 +166,13 @@ describe("bad input never sinks the batch", () => {
   it("onUnscorable: exclude makes reward and advantage null", () => {
     const ex = join(dir, "exclude.yaml");
     writeFileSync(ex, "components:\n  - {name: accuracy, type: math}\nonUnscorable: exclude\n");
-    const rows = readJsonl<Scored>((() => {
-      const out = join(dir, "ex.jsonl");
-      expect(cli(["score", input, "--spec", ex, "-o", out, "-q"]).code).toBe(0);
-      return out;
-    })());
+    const rows = readJsonl<Scored>(
+      (() => {
+        const out = join(dir, "ex.jsonl");
+        expect(cli(["score", input, "--spec", ex, "-o", out, "-q"]).code).toBe(0);
+        return out;
+      })(),
+    );
     expect(rows[1]).toMatchObject({ id: "noref", reward: null, advantage: null });
     // the group's statistics use the two scored rollouts only: rewards [1, 0] → ±0.5/(0.7071+1e-6)
     expect(rows[0]!.advantage).toBeCloseTo(0.5 / (Math.SQRT1_2 + 1e-6), 9);
@@ -163,12 +190,23 @@ describe("input formats", () => {
     const text = recs.map((x) => JSON.stringify(x)).join("\n");
     writeFileSync(join(dir, "in.jsonl.gz"), gzipSync(text));
     writeFileSync(join(dir, "s.yaml"), "components:\n  - {name: accuracy, type: math}\n");
-    const args = ["--spec", join(dir, "s.yaml"), "--map", "completion=response", "--map", "reference=answer.value", "-q"];
+    const args = [
+      "--spec",
+      join(dir, "s.yaml"),
+      "--map",
+      "completion=response",
+      "--map",
+      "reference=answer.value",
+      "-q",
+    ];
     const fromGz = cli(["score", join(dir, "in.jsonl.gz"), ...args]);
     const fromStdin = cli(["score", "-", ...args], text);
     expect(fromGz.code).toBe(0);
     expect(fromStdin.stdout).toBe(fromGz.stdout);
-    const rows = fromGz.stdout.trim().split("\n").map((l) => JSON.parse(l) as Scored & { response: string });
+    const rows = fromGz.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Scored & { response: string });
     expect(rows.map((x) => x.reward)).toEqual([1, 0, 1]);
     expect(rows[0]!.response).toBe("\\boxed{3}"); // the input record is kept as it was
     expect(rows[0]!.group).toBe(rows[1]!.group);
@@ -189,7 +227,9 @@ describe("rewardkit check", () => {
     writeFileSync(join(dir, "bad.yaml"), "components:\n  - name: a\n    type: math\n    weight: high\n");
     const r = cli(["check", join(dir, "bad.yaml")]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`rewardkit: ${join(dir, "bad.yaml")}:4:5 components[0].weight: expected number, received string\n`);
+    expect(r.stderr).toBe(
+      `rewardkit: ${join(dir, "bad.yaml")}:4:5 components[0].weight: expected number, received string\n`,
+    );
   });
 });
 
@@ -206,7 +246,10 @@ describe("rewardkit advantages", () => {
     writeFileSync(join(dir, "in.jsonl"), rows.map((x) => JSON.stringify(x)).join("\n"));
     const r = cli(["advantages", join(dir, "in.jsonl"), "--estimator", "rloo"]);
     expect(r.code).toBe(0);
-    const got = r.stdout.trim().split("\n").map((l) => JSON.parse(l).advantage);
+    const got = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).advantage);
     expect(got[0]).toBeCloseTo(0.75, 12); // 1 − mean(0, 0.5)
     expect(got[1]).toBeCloseTo(-0.75, 12);
     expect(got[2]).toBeCloseTo(0, 12);
@@ -238,7 +281,10 @@ describe("multi-component advantages through rewardkit score", () => {
     );
     const r = cli(["score", join(dir, "in.jsonl"), "--spec", join(dir, "s.yaml"), "-q"]);
     expect(r.stderr).toBe("");
-    const got = r.stdout.trim().split("\n").map((l) => JSON.parse(l).advantage as number);
+    const got = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).advantage as number);
     // by hand: per component (r − μ_g)/(σ_unbiased + 1e-6) within each group, x = 1·A_acc + 0.5·A_polite,
     // then verl's masked_whiten over tokens: each rollout counted completion_tokens times, unbiased over the
     // W = Σ L tokens, (x − mean)/sqrt(var + 1e-8); the weight-0 format component is left out
@@ -260,22 +306,54 @@ describe("multi-component advantages through rewardkit score", () => {
 describe("mistakes are loud", () => {
   const dir = tmp();
   const input = join(dir, "in.jsonl");
-  writeFileSync(input, [{ response: "\\boxed{1}", answer: "1", prompt: "a" }, { response: "\\boxed{2}", answer: "1", prompt: "a" }].map((x) => JSON.stringify(x)).join("\n"));
+  writeFileSync(
+    input,
+    [
+      { response: "\\boxed{1}", answer: "1", prompt: "a" },
+      { response: "\\boxed{2}", answer: "1", prompt: "a" },
+    ]
+      .map((x) => JSON.stringify(x))
+      .join("\n"),
+  );
 
   it("an unknown --map field is an error with a hint", () => {
     const r = cli(["score", input, "--spec", "examples/math.yaml", "--map", "completions=response", "-q"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('--map completions=response: "completions" is not a field rewardkit reads (did you mean "completion"?)');
+    expect(r.stderr).toContain(
+      '--map completions=response: "completions" is not a field rewardkit reads (did you mean "completion"?)',
+    );
   });
 
   it("a --map source that no record has is a warning", () => {
-    const r = cli(["score", input, "--spec", "examples/math.yaml", "--map", "completion=response", "--map", "reference=answers", "-q"]);
+    const r = cli([
+      "score",
+      input,
+      "--spec",
+      "examples/math.yaml",
+      "--map",
+      "completion=response",
+      "--map",
+      "reference=answers",
+      "-q",
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('warning: --map reference=answers: no input record has "answers"');
   });
 
   it("a --label path that no rollout has is a warning", () => {
-    const r = cli(["score", input, "--spec", "examples/math.yaml", "--map", "completion=response", "--map", "reference=answer", "--label", "labels.ok", "-q"]);
+    const r = cli([
+      "score",
+      input,
+      "--spec",
+      "examples/math.yaml",
+      "--map",
+      "completion=response",
+      "--map",
+      "reference=answer",
+      "--label",
+      "labels.ok",
+      "-q",
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('warning: --label labels.ok: no rollout has a boolean "labels.ok"\n');
   });
@@ -291,7 +369,10 @@ describe("mistakes are loud", () => {
   });
 
   it("a missing input file is a user error (exit 1), also when gzipped", () => {
-    for (const cmd of [["score", join(dir, "none.jsonl.gz"), "--spec", "examples/math.yaml", "-q"], ["advantages", join(dir, "none.jsonl.gz"), "-q"]]) {
+    for (const cmd of [
+      ["score", join(dir, "none.jsonl.gz"), "--spec", "examples/math.yaml", "-q"],
+      ["advantages", join(dir, "none.jsonl.gz"), "-q"],
+    ]) {
       const r = cli(cmd);
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`rewardkit: ENOENT: no such file or directory, open '${join(dir, "none.jsonl.gz")}'\n`);
@@ -299,7 +380,18 @@ describe("mistakes are loud", () => {
   });
 
   it("a reader that closes stdout early (| head) ends the run quietly with exit 0, not an internal error", async () => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "score", "examples/data/math-rollouts.jsonl", "--spec", "examples/math.yaml", "-q"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, "bin/rewardkit.js"),
+        "score",
+        "examples/data/math-rollouts.jsonl",
+        "--spec",
+        "examples/math.yaml",
+        "-q",
+      ],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.stdout.once("data", () => child.stdout.destroy());
@@ -320,9 +412,29 @@ describe("mistakes are loud", () => {
 describe("advantage diagnostics", () => {
   it("under onUnscorable: zero, an unscorable component and a 0 are one outcome (no false 'collapse')", () => {
     const dir = tmp();
-    writeFileSync(join(dir, "s.yaml"), 'components:\n  - {name: evil, type: regex, pattern: "^(a+)+$", timeoutMs: 300}\n');
-    writeFileSync(join(dir, "in.jsonl"), ["aaa", "aab", "a".repeat(40) + "b"].map((c, i) => JSON.stringify({ id: String(i), group: "g", completion: c })).join("\n"));
-    const r = cli(["score", join(dir, "in.jsonl"), "--spec", join(dir, "s.yaml"), "-o", join(dir, "o.jsonl"), "--summary", join(dir, "s.json"), "--concurrency", "1", "-q"]);
+    writeFileSync(
+      join(dir, "s.yaml"),
+      'components:\n  - {name: evil, type: regex, pattern: "^(a+)+$", timeoutMs: 300}\n',
+    );
+    writeFileSync(
+      join(dir, "in.jsonl"),
+      ["aaa", "aab", "a".repeat(40) + "b"]
+        .map((c, i) => JSON.stringify({ id: String(i), group: "g", completion: c }))
+        .join("\n"),
+    );
+    const r = cli([
+      "score",
+      join(dir, "in.jsonl"),
+      "--spec",
+      join(dir, "s.yaml"),
+      "-o",
+      join(dir, "o.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "--concurrency",
+      "1",
+      "-q",
+    ]);
     expect(r.code).toBe(0);
     const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8"));
     expect(s.components.evil.reasons).toEqual({ no_match: 1, timeout: 1 });

@@ -9,11 +9,18 @@ import { codeVerifier } from "../src/verifiers/code/index.js";
 import { holdingChildren as children } from "./code-memory-programs.js";
 
 const unavailable = await probeBwrap();
-const verify = codeVerifier.create(codeVerifier.options.parse({ memoryMb: 256, testTimeoutMs: 8000, runTimeoutMs: 20_000, uidBase: 143_000 }));
+const verify = codeVerifier.create(
+  codeVerifier.options.parse({ memoryMb: 256, testTimeoutMs: 8000, runTimeoutMs: 20_000, uidBase: 143_000 }),
+);
 describe.skipIf(unavailable !== undefined)("memory bound without a cgroup (sampled fallback)", () => {
   it("4 × 100 MB children under memoryMb 256 end in memory_limit; 4 × 10 MB pass", async () => {
     expect(await cgroupVersion()).toBeUndefined();
-    const run = (code: string, want: string) => verify({ completion: "```python\n" + code + "\n```", reference: { kind: "stdio", cases: [{ stdin: "", stdout: want }] }, rollout: { id: "x", group: "g", completion: "" } });
+    const run = (code: string, want: string) =>
+      verify({
+        completion: "```python\n" + code + "\n```",
+        reference: { kind: "stdio", cases: [{ stdin: "", stdout: want }] },
+        rollout: { id: "x", group: "g", completion: "" },
+      });
     const [big, small] = await Promise.all([run(children(100), "held 400"), run(children(10), "held 40")]);
     expect(small.score).toBe(1);
     expect(big).toMatchObject({ status: "ok", score: 0 });

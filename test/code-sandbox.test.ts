@@ -42,7 +42,8 @@ function liveSandboxProcesses(): string[] {
     try {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
       const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
-      if (uid >= UID_BASE && uid < UID_BASE + 64 && !/^State:\s+Z/m.test(status)) found.push(`${pid} (uid ${uid}): ${/^Name:\s+(.*)$/m.exec(status)?.[1]}`);
+      if (uid >= UID_BASE && uid < UID_BASE + 64 && !/^State:\s+Z/m.test(status))
+        found.push(`${pid} (uid ${uid}): ${/^Name:\s+(.*)$/m.exec(status)?.[1]}`);
     } catch {
       // exited meanwhile
     }
@@ -86,7 +87,11 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
 
   it("fork bomb: bounded by the slot uid's process limit, killed at the deadline, nothing left behind", async () => {
     // 64 spinning processes starve the worker of CPU time, so the run's wall-clock deadline is what ends it.
-    const r = await run("import os\ndef f(x):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass", "contained", verifyWall);
+    const r = await run(
+      "import os\ndef f(x):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass",
+      "contained",
+      verifyWall,
+    );
     expect(r.status).toBe("ok");
     expect(r.score).toBe(0);
     expect(statuses(r)).toEqual({ timeout: 1 });

@@ -13,10 +13,16 @@ interface Row {
   id: string;
   reference: { kind: string; cases?: unknown[] };
   reward?: number | null;
-  components?: Record<string, { score: number | null; status: string; reason?: string; details?: Record<string, unknown> }>;
+  components?: Record<
+    string,
+    { score: number | null; status: string; reason?: string; details?: Record<string, unknown> }
+  >;
 }
 
-const lines = (file: string): string[] => readFileSync(join(ROOT, "examples/data", file), "utf8").split("\n").filter((l) => l.trim());
+const lines = (file: string): string[] =>
+  readFileSync(join(ROOT, "examples/data", file), "utf8")
+    .split("\n")
+    .filter((l) => l.trim());
 
 /** Every `step`-th line, `n` lines: a spread of tasks, not only the first ones. */
 function sample(file: string, n: number): string[] {
@@ -29,7 +35,11 @@ describe.skipIf(unavailable !== undefined)("code rewards on real data (subset; f
   const dir = tmp();
 
   it("canonical HumanEval, HumanEval+ and MBPP+ solutions score exactly 1", () => {
-    const subset = [...sample("humaneval.jsonl", 7), ...sample("humanevalplus.jsonl", 6), ...sample("mbppplus.jsonl", 7)];
+    const subset = [
+      ...sample("humaneval.jsonl", 7),
+      ...sample("humanevalplus.jsonl", 6),
+      ...sample("mbppplus.jsonl", 7),
+    ];
     writeFileSync(join(dir, "subset.jsonl"), subset.join("\n") + "\n");
     const r = cli(["score", join(dir, "subset.jsonl"), "--spec", "examples/code.yaml", "-o", join(dir, "out.jsonl")]);
     expect(r.code).toBe(0);
@@ -43,7 +53,14 @@ describe.skipIf(unavailable !== undefined)("code rewards on real data (subset; f
   it("mutated solutions are caught: scored 0, status ok, with per-test statuses", () => {
     const subset = sample("code-mutants.jsonl", 12);
     writeFileSync(join(dir, "mutants.jsonl"), subset.join("\n") + "\n");
-    const r = cli(["score", join(dir, "mutants.jsonl"), "--spec", "examples/code.yaml", "-o", join(dir, "mutants.out.jsonl")]);
+    const r = cli([
+      "score",
+      join(dir, "mutants.jsonl"),
+      "--spec",
+      "examples/code.yaml",
+      "-o",
+      join(dir, "mutants.out.jsonl"),
+    ]);
     expect(r.code).toBe(0);
     const rows = readJsonl<Row>(join(dir, "mutants.out.jsonl"));
     expect(rows.every((x) => x.components!.tests!.status === "ok")).toBe(true);
@@ -62,13 +79,49 @@ describe.skipIf(unavailable !== undefined)("code rewards on real data (subset; f
 
   it("JavaScript, stdio and partial credit through the CLI", () => {
     const rows = [
-      { id: "js", group: "js", completion: "```js\nfunction add(a, b) { return a + b; }\n```", reference: { language: "javascript", kind: "call", entryPoint: "add", cases: [{ input: [1, 2], output: 3 }, { input: [{ $tuple: [1] }, [2]], output: "12" }] } },
-      { id: "stdio", group: "stdio", completion: "```python\nimport sys\nprint(sum(map(int, sys.stdin.read().split())))\n```", reference: { kind: "stdio", cases: [{ stdin: "1 2\n", stdout: "3\n" }, { stdin: "5 5", stdout: "10" }] } },
-      { id: "none", group: "none", completion: "I cannot write code.", reference: { kind: "stdio", cases: [{ stdin: "", stdout: "" }] } },
+      {
+        id: "js",
+        group: "js",
+        completion: "```js\nfunction add(a, b) { return a + b; }\n```",
+        reference: {
+          language: "javascript",
+          kind: "call",
+          entryPoint: "add",
+          cases: [
+            { input: [1, 2], output: 3 },
+            { input: [{ $tuple: [1] }, [2]], output: "12" },
+          ],
+        },
+      },
+      {
+        id: "stdio",
+        group: "stdio",
+        completion: "```python\nimport sys\nprint(sum(map(int, sys.stdin.read().split())))\n```",
+        reference: {
+          kind: "stdio",
+          cases: [
+            { stdin: "1 2\n", stdout: "3\n" },
+            { stdin: "5 5", stdout: "10" },
+          ],
+        },
+      },
+      {
+        id: "none",
+        group: "none",
+        completion: "I cannot write code.",
+        reference: { kind: "stdio", cases: [{ stdin: "", stdout: "" }] },
+      },
     ];
     writeFileSync(join(dir, "misc.jsonl"), rows.map((x) => JSON.stringify(x)).join("\n") + "\n");
     writeFileSync(join(dir, "fraction.yaml"), "components:\n  - name: tests\n    type: code\n    score: fraction\n");
-    const r = cli(["score", join(dir, "misc.jsonl"), "--spec", join(dir, "fraction.yaml"), "-o", join(dir, "misc.out.jsonl")]);
+    const r = cli([
+      "score",
+      join(dir, "misc.jsonl"),
+      "--spec",
+      join(dir, "fraction.yaml"),
+      "-o",
+      join(dir, "misc.out.jsonl"),
+    ]);
     expect(r.code).toBe(0);
     const out = readJsonl<Row>(join(dir, "misc.out.jsonl"));
     expect(out.map((x) => x.components!.tests!.score)).toEqual([1, 1, null]);

@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { checkInstructions, ifevalResult, ifevalVerifier, parseIfevalReference } from "../src/verifiers/ifeval/index.js";
+import {
+  checkInstructions,
+  ifevalResult,
+  ifevalVerifier,
+  parseIfevalReference,
+} from "../src/verifiers/ifeval/index.js";
 import type { IfevalOptions } from "../src/verifiers/ifeval/index.js";
 import { instructionIds } from "../src/verifiers/ifeval/instructions.js";
 import { sentTokenize } from "../src/verifiers/ifeval/punkt.js";
@@ -35,7 +40,11 @@ const loose = new Map(gz<Verdict>("gpt4_eval_results_loose.jsonl.gz").map((x) =>
 
 /** Our verdicts against Google's on the 540 GPT-4 responses, split dev (even key) / held-out (odd key). */
 function agreement(o: IfevalOptions, only?: (x: Input) => boolean) {
-  const out = { dev: { prompts: 0, followed: 0, agree: 0, instructions: 0 }, heldOut: { prompts: 0, followed: 0, agree: 0, instructions: 0 }, differ: [] as string[] };
+  const out = {
+    dev: { prompts: 0, followed: 0, agree: 0, instructions: 0 },
+    heldOut: { prompts: 0, followed: 0, agree: 0, instructions: 0 },
+    differ: [] as string[],
+  };
   for (const v of strict) {
     const x = inputs.get(v.prompt)!;
     if (only && !only(x)) continue;
@@ -116,8 +125,19 @@ describe("the ports of NLTK (3.8) and langdetect (1.0.9) agree with them", () =>
   });
 
   it("Python's str.isupper / islower / strip", () => {
-    expect([isUpper("HELLO, WORLD 1"), isUpper("Hello"), isUpper("123"), isUpper("ǅ"), isUpper("ÉTÉ")]).toEqual([true, false, false, false, true]);
-    expect([isLower("hello world!"), isLower("hello World"), isLower("..."), isLower("straße")]).toEqual([true, false, false, true]);
+    expect([isUpper("HELLO, WORLD 1"), isUpper("Hello"), isUpper("123"), isUpper("ǅ"), isUpper("ÉTÉ")]).toEqual([
+      true,
+      false,
+      false,
+      false,
+      true,
+    ]);
+    expect([isLower("hello world!"), isLower("hello World"), isLower("..."), isLower("straße")]).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
     expect(strip("\u001c\u0085 x \t\n")).toBe("x"); // Python whitespace includes U+001C and U+0085
     expect(strip("\ufeffx")).toBe("\ufeffx"); // and excludes the BOM
     expect(strip('"quoted"', '"')).toBe("quoted");
@@ -125,7 +145,11 @@ describe("the ports of NLTK (3.8) and langdetect (1.0.9) agree with them", () =>
 });
 
 const run = (reference: unknown, completion: string, o: Partial<IfevalOptions> = {}) =>
-  ifevalVerifier.create(ifevalVerifier.options.parse(o))({ completion, reference, rollout: { id: "r", group: "g", completion } });
+  ifevalVerifier.create(ifevalVerifier.options.parse(o))({
+    completion,
+    reference,
+    rollout: { id: "r", group: "g", completion },
+  });
 const ref = (id: string, kwargs: Record<string, unknown> = {}) => ({ instruction_id_list: [id], kwargs: [kwargs] });
 
 describe("ifeval verifier", () => {
@@ -134,9 +158,19 @@ describe("ifeval verifier", () => {
   });
 
   it("scores all / share with per-instruction verdicts", async () => {
-    const reference = { instruction_id_list: ["punctuation:no_comma", "change_case:english_lowercase", "keywords:existence"], kwargs: [{}, {}, { keywords: ["there"] }] };
-    expect(await run(reference, "hello there, friend.")).toMatchObject({ score: 0, reason: "not_followed", details: { followed: 2, total: 3 } });
-    expect(await run(reference, "hello there, friend.", { score: "share" })).toMatchObject({ score: 2 / 3, reason: "not_followed" });
+    const reference = {
+      instruction_id_list: ["punctuation:no_comma", "change_case:english_lowercase", "keywords:existence"],
+      kwargs: [{}, {}, { keywords: ["there"] }],
+    };
+    expect(await run(reference, "hello there, friend.")).toMatchObject({
+      score: 0,
+      reason: "not_followed",
+      details: { followed: 2, total: 3 },
+    });
+    expect(await run(reference, "hello there, friend.", { score: "share" })).toMatchObject({
+      score: 2 / 3,
+      reason: "not_followed",
+    });
     const r = await run(reference, "hello there my friend. this is all lower case english text.");
     expect(r).toMatchObject({ score: 1, status: "ok" });
     expect(r.details!.instructions).toEqual([
@@ -150,21 +184,40 @@ describe("ifeval verifier", () => {
     const reference = ref("startend:end_checker", { end_phrase: "Is there anything else I can help with?" });
     const text = "Here you go.\nIs there anything else I can help with?\nP.S. bye";
     expect(await run(reference, text)).toMatchObject({ score: 0 });
-    expect(await run(reference, text, { mode: "loose" })).toMatchObject({ score: 1, details: { instructions: [{ followed: true, variant: 3 }] } });
-    expect(await run(ref("detectable_format:title"), "**<<Title>>** text", { mode: "loose" })).toMatchObject({ score: 1, details: { instructions: [{ variant: 0 }] } });
+    expect(await run(reference, text, { mode: "loose" })).toMatchObject({
+      score: 1,
+      details: { instructions: [{ followed: true, variant: 3 }] },
+    });
+    expect(await run(ref("detectable_format:title"), "**<<Title>>** text", { mode: "loose" })).toMatchObject({
+      score: 1,
+      details: { instructions: [{ variant: 0 }] },
+    });
   });
 
   it("invalid references are unscorable with the field named, never a silent 0", async () => {
     expect(await run(undefined, "x")).toMatchObject({ score: null, reason: "no_reference" });
-    expect(await run(ref("keywords:nope"), "x")).toMatchObject({ score: null, reason: "invalid_reference", details: { error: expect.stringContaining('instruction_id_list[0]: unknown instruction "keywords:nope"') } });
-    expect(await run(ref("length_constraints:number_words", { num_words: 10, relation: "more than" }), "x")).toMatchObject({
+    expect(await run(ref("keywords:nope"), "x")).toMatchObject({
+      score: null,
+      reason: "invalid_reference",
+      details: { error: expect.stringContaining('instruction_id_list[0]: unknown instruction "keywords:nope"') },
+    });
+    expect(
+      await run(ref("length_constraints:number_words", { num_words: 10, relation: "more than" }), "x"),
+    ).toMatchObject({
       reason: "invalid_reference",
       details: { error: expect.stringMatching(/^kwargs\[0\]\.relation \(length_constraints:number_words\)/) },
     });
-    expect(await run(ref("punctuation:no_comma", { extra: 1 }), "x")).toMatchObject({ reason: "invalid_reference", details: { error: expect.stringContaining("kwargs[0].extra") } });
-    expect(await run({ instruction_id_list: ["punctuation:no_comma"], kwargs: [] }, "x")).toMatchObject({ reason: "invalid_reference" });
+    expect(await run(ref("punctuation:no_comma", { extra: 1 }), "x")).toMatchObject({
+      reason: "invalid_reference",
+      details: { error: expect.stringContaining("kwargs[0].extra") },
+    });
+    expect(await run({ instruction_id_list: ["punctuation:no_comma"], kwargs: [] }, "x")).toMatchObject({
+      reason: "invalid_reference",
+    });
     // Hugging Face's copy of IFEval pads kwargs with nulls: dropped
-    expect(await run(ref("punctuation:no_comma", { num_words: null, relation: null }), "no commas")).toMatchObject({ score: 1 });
+    expect(await run(ref("punctuation:no_comma", { num_words: null, relation: null }), "no commas")).toMatchObject({
+      score: 1,
+    });
   });
 
   it("attacks score 0: empty or whitespace answers, stuffing one instruction while breaking another, fake structure", async () => {
@@ -194,34 +247,130 @@ describe("ifeval verifier", () => {
         for (const id of all) expect((await run(ref(id, kwargsOf[id] ?? {}), blank, { mode })).score).toBe(0);
       }
     }
-    const stuffed = { instruction_id_list: ["keywords:existence", "keywords:forbidden_words"], kwargs: [{ keywords: ["apple"] }, { forbidden_words: ["apple"] }] };
+    const stuffed = {
+      instruction_id_list: ["keywords:existence", "keywords:forbidden_words"],
+      kwargs: [{ keywords: ["apple"] }, { forbidden_words: ["apple"] }],
+    };
     expect((await run(stuffed, "apple apple apple")).score).toBe(0);
     expect((await run(ref("combination:two_responses"), "answer\n******\n******\nanswer")).score).toBe(0); // an empty middle response
     expect((await run(ref("combination:two_responses"), "same\n******\nsame")).score).toBe(0); // not different
     expect((await run(ref("detectable_format:title"), "<<   >> no real title")).score).toBe(0);
-    expect((await run(ref("detectable_format:number_highlighted_sections", { num_highlights: 1 }), "** ** and * *")).score).toBe(0);
+    expect(
+      (await run(ref("detectable_format:number_highlighted_sections", { num_highlights: 1 }), "** ** and * *")).score,
+    ).toBe(0);
     expect((await run(ref("detectable_format:json_format"), "```json\n{not json}\n```")).score).toBe(0);
     expect((await run(ref("startend:quotation"), '"')).score).toBe(0);
-    expect((await run(ref("language:response_language", { language: "de" }), "This is plainly an English sentence, not German.")).score).toBe(0);
-    expect((await run(ref("change_case:english_capital"), "ESTO NO ES INGLÉS, ES UNA FRASE EN ESPAÑOL.")).score).toBe(0);
+    expect(
+      (
+        await run(
+          ref("language:response_language", { language: "de" }),
+          "This is plainly an English sentence, not German.",
+        )
+      ).score,
+    ).toBe(0);
+    expect((await run(ref("change_case:english_capital"), "ESTO NO ES INGLÉS, ES UNA FRASE EN ESPAÑOL.")).score).toBe(
+      0,
+    );
   });
 
   it("counts like Google's checker: words (\\w+), sentences (Punkt), bullets, sections, paragraphs, capital words", async () => {
     expect(strip("  a  ")).toBe("a");
-    expect((await run(ref("length_constraints:number_words", { num_words: 5, relation: "less than" }), "don't count-me twice")).score).toBe(0); // don, t, count, me, twice = 5
-    expect((await run(ref("length_constraints:number_sentences", { num_sentences: 2, relation: "at least" }), "Dr. Smith arrived at 5 p.m. today. He left.")).score).toBe(1);
-    expect((await run(ref("length_constraints:number_sentences", { num_sentences: 3, relation: "at least" }), "Dr. Smith arrived at 5 p.m. today. He left.")).score).toBe(0);
-    expect((await run(ref("detectable_format:number_bullet_lists", { num_bullets: 3 }), "* one\n* two\n- three\n**bold** not a bullet")).score).toBe(1);
-    expect((await run(ref("detectable_format:multiple_sections", { section_spliter: "Section", num_sections: 2 }), "Section 1\na\nSection 2\nb")).score).toBe(1);
+    expect(
+      (
+        await run(
+          ref("length_constraints:number_words", { num_words: 5, relation: "less than" }),
+          "don't count-me twice",
+        )
+      ).score,
+    ).toBe(0); // don, t, count, me, twice = 5
+    expect(
+      (
+        await run(
+          ref("length_constraints:number_sentences", { num_sentences: 2, relation: "at least" }),
+          "Dr. Smith arrived at 5 p.m. today. He left.",
+        )
+      ).score,
+    ).toBe(1);
+    expect(
+      (
+        await run(
+          ref("length_constraints:number_sentences", { num_sentences: 3, relation: "at least" }),
+          "Dr. Smith arrived at 5 p.m. today. He left.",
+        )
+      ).score,
+    ).toBe(0);
+    expect(
+      (
+        await run(
+          ref("detectable_format:number_bullet_lists", { num_bullets: 3 }),
+          "* one\n* two\n- three\n**bold** not a bullet",
+        )
+      ).score,
+    ).toBe(1);
+    expect(
+      (
+        await run(
+          ref("detectable_format:multiple_sections", { section_spliter: "Section", num_sections: 2 }),
+          "Section 1\na\nSection 2\nb",
+        )
+      ).score,
+    ).toBe(1);
     expect((await run(ref("length_constraints:number_paragraphs", { num_paragraphs: 2 }), "a\n***\nb")).score).toBe(1);
-    expect((await run(ref("length_constraints:number_paragraphs", { num_paragraphs: 2 }), "a\n***\n***\nb")).score).toBe(0); // an empty middle paragraph
-    expect((await run(ref("length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 2, first_word: "hello" }), 'intro\n\n"Hello," she said.')).score).toBe(1);
-    expect((await run(ref("change_case:capital_word_frequency", { capital_frequency: 3, capital_relation: "at least" }), "I DON'T know.")).score).toBe(1); // I, DO, N'T
-    expect((await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!", { letters: "any" })).score).toBe(1);
+    expect(
+      (await run(ref("length_constraints:number_paragraphs", { num_paragraphs: 2 }), "a\n***\n***\nb")).score,
+    ).toBe(0); // an empty middle paragraph
+    expect(
+      (
+        await run(
+          ref("length_constraints:nth_paragraph_first_word", {
+            num_paragraphs: 2,
+            nth_paragraph: 2,
+            first_word: "hello",
+          }),
+          'intro\n\n"Hello," she said.',
+        )
+      ).score,
+    ).toBe(1);
+    expect(
+      (
+        await run(
+          ref("change_case:capital_word_frequency", { capital_frequency: 3, capital_relation: "at least" }),
+          "I DON'T know.",
+        )
+      ).score,
+    ).toBe(1); // I, DO, N'T
+    expect(
+      (
+        await run(
+          ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }),
+          "Wow! Great!",
+          { letters: "any" },
+        )
+      ).score,
+    ).toBe(1);
     // letters: auto (default) is ascii in strict mode and any in loose mode
-    expect((await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!", { mode: "loose" })).score).toBe(1);
-    expect(await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!")).toMatchObject({ score: null, reason: "unsupported_instruction" });
-    expect(await run(ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }), "Wow! Great!", { letters: "ascii" })).toMatchObject({
+    expect(
+      (
+        await run(
+          ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }),
+          "Wow! Great!",
+          { mode: "loose" },
+        )
+      ).score,
+    ).toBe(1);
+    expect(
+      await run(
+        ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }),
+        "Wow! Great!",
+      ),
+    ).toMatchObject({ score: null, reason: "unsupported_instruction" });
+    expect(
+      await run(
+        ref("keywords:letter_frequency", { letter: "!", let_frequency: 2, let_relation: "at least" }),
+        "Wow! Great!",
+        { letters: "ascii" },
+      ),
+    ).toMatchObject({
       score: null,
       reason: "unsupported_instruction",
     });

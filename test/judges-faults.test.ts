@@ -39,7 +39,10 @@ describe("judge under injected faults (score job)", () => {
           case 5:
             return { raw: JSON.stringify(chatCompletion(["x".repeat(3000)])), truncateAt: 500 };
           case 6:
-            return { raw: 'data: {"choices":[{"index":0,"delta":{"content":"Rating: [["}}]}\n\n', contentType: "text/event-stream" };
+            return {
+              raw: 'data: {"choices":[{"index":0,"delta":{"content":"Rating: [["}}]}\n\n',
+              contentType: "text/event-stream",
+            };
           case 7:
             return { ...good, delayMs: 3500 };
           default:
@@ -54,18 +57,41 @@ describe("judge under injected faults (score job)", () => {
   it("loses no rollout, bounds retries, honours Retry-After, serves duplicates from the cache, counts in the summary", async () => {
     const dir = tmp();
     const input = join(dir, "in.jsonl");
-    const rows = Array.from({ length: N }, (_, k) => ({ id: `r${k}`, group: `g${k % 5}`, prompt: "p", completion: `Item ${k}` }));
+    const rows = Array.from({ length: N }, (_, k) => ({
+      id: `r${k}`,
+      group: `g${k % 5}`,
+      prompt: "p",
+      completion: `Item ${k}`,
+    }));
     const dups = [0, 9, 18].map((k) => ({ ...rows[k]!, id: `dup${k}` }));
     writeFileSync(input, [...rows, ...dups].map((r) => JSON.stringify(r)).join("\n") + "\n");
     process.env.RK_FAULT_KEY = KEY;
     const c = compileSpec(
-      { components: [{ name: "judge", type: "judge", baseUrl: `${server.url}/v1`, model: "m", apiKeyEnv: "RK_FAULT_KEY", template: "{{completion}}", parse: "mt-bench", requestTimeoutMs: 3000, maxRetries: 3, backoffMs: 20 }] },
+      {
+        components: [
+          {
+            name: "judge",
+            type: "judge",
+            baseUrl: `${server.url}/v1`,
+            model: "m",
+            apiKeyEnv: "RK_FAULT_KEY",
+            template: "{{completion}}",
+            parse: "mt-bench",
+            requestTimeoutMs: 3000,
+            maxRetries: 3,
+            backoffMs: 20,
+          },
+        ],
+      },
       "faults",
     );
     if ("issues" in c) throw new Error(JSON.stringify(c.issues));
     const output = join(dir, "out.jsonl");
     const summary = await scoreFile(c.spec, { input, output, concurrency: 1 });
-    const out = readJsonl<{ id: string; components: { judge: { score: number | null; reason?: string; details?: Record<string, unknown> } } }>(output);
+    const out = readJsonl<{
+      id: string;
+      components: { judge: { score: number | null; reason?: string; details?: Record<string, unknown> } };
+    }>(output);
     expect(out.map((r) => r.id)).toEqual([...rows, ...dups].map((r) => r.id));
     for (const [k, r] of out.slice(0, N).entries()) {
       const j = r.components.judge;
@@ -75,7 +101,8 @@ describe("judge under injected faults (score job)", () => {
       } else expect(j.score, `rollout ${k}`).toBe((k % 10) / 9);
     }
     // duplicates: same verdict, no new request
-    for (const d of out.slice(N)) expect(d.components.judge.score).toBe(out[Number(d.id.slice(3))]!.components.judge.score);
+    for (const d of out.slice(N))
+      expect(d.components.judge.score).toBe(out[Number(d.id.slice(3))]!.components.judge.score);
     const perItem = new Map<number, number[]>();
     for (const r of server.received) {
       const k = Number(/Item (\d+)/.exec(promptOf(r.body))![1]);
@@ -84,12 +111,23 @@ describe("judge under injected faults (score job)", () => {
     for (const [k, ts] of perItem) expect(ts.length, `item ${k}`).toBe(k % 9 === 0 ? 1 : k % 9 === 8 ? 4 : 2);
     for (const [k, ts] of perItem) if (k % 9 === 1) expect(ts[1]! - ts[0]!).toBeGreaterThanOrEqual(300);
     const faulty = 5 * 7; // 5 items of each of the 7 transient faults retried once
-    expect(summary.judges!.judge).toEqual({ calls: server.received.length, retries: faulty + 5 * 3, failures: 5, timeouts: 5, cacheHits: 3, promptTokens: 100 * (N - 5), completionTokens: 20 * (N - 5), cost: 0 });
+    expect(summary.judges!.judge).toEqual({
+      calls: server.received.length,
+      retries: faulty + 5 * 3,
+      failures: 5,
+      timeouts: 5,
+      cacheHits: 3,
+      promptTokens: 100 * (N - 5),
+      completionTokens: 20 * (N - 5),
+      cost: 0,
+    });
     expect(server.received.length).toBe(5 + faulty * 2 + 5 * 4);
     expect(summary.components.judge!.reasons).toEqual({ judge_error: 5 });
     // the key was sent, and appears nowhere in the output
     expect(server.received.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
     expect(readFileSync(output, "utf8").includes(KEY)).toBe(false);
-    expect(formatSummary(summary)).toMatch(/judge judge: \d+ calls {2}50 retries {2}5 failed {2}5 timeouts {2}3 cache hits/);
+    expect(formatSummary(summary)).toMatch(
+      /judge judge: \d+ calls {2}50 retries {2}5 failed {2}5 timeouts {2}3 cache hits/,
+    );
   });
 });

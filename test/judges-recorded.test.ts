@@ -26,7 +26,10 @@ const gz = <T>(p: string): T[] =>
     .map((l) => JSON.parse(l) as T);
 const TAG = /Judge-Tag: (\S+)/;
 
-async function scoreAll(component: Record<string, unknown>, rollouts: Rollout[]): Promise<{ results: ComponentResult[]; usage: Record<string, number> }> {
+async function scoreAll(
+  component: Record<string, unknown>,
+  rollouts: Rollout[],
+): Promise<{ results: ComponentResult[]; usage: Record<string, number> }> {
   const r = compileSpec({ components: [{ name: "judge", type: "judge", model: "gpt-4", ...component }] }, "t");
   if ("issues" in r) throw new Error(JSON.stringify(r.issues));
   const scorer = createScorer(r.spec, { concurrency: 1 });
@@ -45,7 +48,10 @@ interface ArenaRecord {
   judgment: string;
   score: number | null;
 }
-const ARENA = { dev: gz<ArenaRecord>("test/fixtures/arena-bench-v1/judgments-dev.jsonl.gz"), heldout: gz<ArenaRecord>("test/fixtures/arena-bench-v1/judgments-heldout.jsonl.gz") };
+const ARENA = {
+  dev: gz<ArenaRecord>("test/fixtures/arena-bench-v1/judgments-dev.jsonl.gz"),
+  heldout: gz<ArenaRecord>("test/fixtures/arena-bench-v1/judgments-heldout.jsonl.gz"),
+};
 const PATTERN = { pattern: "\\[\\[(\\d+(?:\\.\\d+)?)\\]\\]", min: 1, max: 10 };
 const DECIMAL = /\[\[(\d+\.\d+)\]\]/;
 
@@ -53,26 +59,36 @@ describe("arena-bench-v1: the [[n]] parser reproduces GPT-4's recorded ratings",
   it.each([
     ["dev", 2400, 2382, 1, 17],
     ["heldout", 2100, 2079, 3, 18],
-  ] as const)("%s split: %i judgments, %i recorded scores reproduced, %i decimals the peer parser rejected, %i without a rating", (split, n, scored, decimals, none) => {
-    const parser = compileParser(PATTERN);
-    const recs = ARENA[split];
-    expect(recs).toHaveLength(n);
-    let same = 0;
-    let dec = 0;
-    let err = 0;
-    for (const r of recs) {
-      const p = parser.parse(r.judgment);
-      if (r.score !== null) {
-        if (!("error" in p) && Math.abs(p.score - (r.score - 1) / 9) <= 1e-12) same++;
-      } else if (DECIMAL.test(r.judgment)) {
-        if (!("error" in p) && p.value === Number(DECIMAL.exec(r.judgment.slice(r.judgment.lastIndexOf("[[")))![1])) dec++;
-      } else if ("error" in p) err++;
-    }
-    expect([same, dec, err]).toEqual([scored, decimals, none]);
-    // the preset says the same
-    const mt = compileParser("mt-bench");
-    expect(recs.every((r) => JSON.stringify(mt.parse(r.judgment)) === JSON.stringify(parser.parse(r.judgment)).replace(/pattern \/.*?\//, "mt-bench"))).toBe(true);
-  });
+  ] as const)(
+    "%s split: %i judgments, %i recorded scores reproduced, %i decimals the peer parser rejected, %i without a rating",
+    (split, n, scored, decimals, none) => {
+      const parser = compileParser(PATTERN);
+      const recs = ARENA[split];
+      expect(recs).toHaveLength(n);
+      let same = 0;
+      let dec = 0;
+      let err = 0;
+      for (const r of recs) {
+        const p = parser.parse(r.judgment);
+        if (r.score !== null) {
+          if (!("error" in p) && Math.abs(p.score - (r.score - 1) / 9) <= 1e-12) same++;
+        } else if (DECIMAL.test(r.judgment)) {
+          if (!("error" in p) && p.value === Number(DECIMAL.exec(r.judgment.slice(r.judgment.lastIndexOf("[[")))![1]))
+            dec++;
+        } else if ("error" in p) err++;
+      }
+      expect([same, dec, err]).toEqual([scored, decimals, none]);
+      // the preset says the same
+      const mt = compileParser("mt-bench");
+      expect(
+        recs.every(
+          (r) =>
+            JSON.stringify(mt.parse(r.judgment)) ===
+            JSON.stringify(parser.parse(r.judgment)).replace(/pattern \/.*?\//, "mt-bench"),
+        ),
+      ).toBe(true);
+    },
+  );
 
   describe("through HTTP", () => {
     const all = [...ARENA.dev, ...ARENA.heldout];
@@ -88,9 +104,21 @@ describe("arena-bench-v1: the [[n]] parser reproduces GPT-4's recorded ratings",
 
     it(`every sent judgment scores as recorded; no rating → judge_error with details.raw (${FULL ? "all 4500" : "subset"})`, async () => {
       const picked = all.map((r, i) => ({ r, i })).filter(({ r, i }) => FULL || r.score === null || i % 25 === 0);
-      const rollouts: Rollout[] = picked.map(({ i }) => ({ id: `a${i}`, group: "g", prompt: "q", completion: `answer ${i}`, metadata: { key: i } }));
+      const rollouts: Rollout[] = picked.map(({ i }) => ({
+        id: `a${i}`,
+        group: "g",
+        prompt: "q",
+        completion: `answer ${i}`,
+        metadata: { key: i },
+      }));
       const { results, usage } = await scoreAll(
-        { baseUrl: `${server.url}/v1`, template: "Judge-Tag: {{item.metadata.key}}\n[Question]\n{{prompt}}\n[Answer]\n{{completion}}", parse: PATTERN, temperature: 0, maxTokens: 1024 },
+        {
+          baseUrl: `${server.url}/v1`,
+          template: "Judge-Tag: {{item.metadata.key}}\n[Question]\n{{prompt}}\n[Answer]\n{{completion}}",
+          parse: PATTERN,
+          temperature: 0,
+          maxTokens: 1024,
+        },
         rollouts,
       );
       let bad = 0;
@@ -98,7 +126,14 @@ describe("arena-bench-v1: the [[n]] parser reproduces GPT-4's recorded ratings",
         const got = results[k]!;
         if (r.score !== null) bad += got.score !== null && Math.abs(got.score - (r.score - 1) / 9) <= 1e-12 ? 0 : 1;
         else if (DECIMAL.test(r.judgment)) bad += got.score !== null ? 0 : 1;
-        else bad += got.score === null && got.reason === "judge_error" && typeof got.details?.raw === "string" && r.judgment.includes(String(got.details.raw).slice(0, 200)) ? 0 : 1;
+        else
+          bad +=
+            got.score === null &&
+            got.reason === "judge_error" &&
+            typeof got.details?.raw === "string" &&
+            r.judgment.includes(String(got.details.raw).slice(0, 200))
+              ? 0
+              : 1;
       });
       expect(bad).toBe(0);
       expect(results.filter((x) => x.reason === "judge_error")).toHaveLength(35);
@@ -114,7 +149,10 @@ interface PromRecord {
   feedback: string[];
   scores: number[];
 }
-const PROM = { dev: gz<PromRecord>("test/fixtures/prometheus-rubric/dev-mt-bench.jsonl.gz"), heldout: gz<PromRecord>("test/fixtures/prometheus-rubric/heldout-vicuna.jsonl.gz") };
+const PROM = {
+  dev: gz<PromRecord>("test/fixtures/prometheus-rubric/dev-mt-bench.jsonl.gz"),
+  heldout: gz<PromRecord>("test/fixtures/prometheus-rubric/heldout-vicuna.jsonl.gz"),
+};
 function pearson(x: readonly number[], y: readonly number[]): number {
   const mx = x.reduce((a, b) => a + b, 0) / x.length;
   const my = y.reduce((a, b) => a + b, 0) / y.length;
@@ -136,42 +174,69 @@ describe("prometheus rubric judge (GPT-4 feedback replayed with its [RESULT] n)"
     server = await startReplay((r): Reply => {
       const rec = all[Number(TAG.exec(promptOf(r.body))![1])]!;
       const n = typeof r.body.n === "number" ? r.body.n : 1;
-      return { json: chatCompletion(Array.from({ length: n }, (_, j) => `Feedback: ${rec.feedback[j]} [RESULT] ${rec.scores[j]}`)) };
+      return {
+        json: chatCompletion(
+          Array.from({ length: n }, (_, j) => `Feedback: ${rec.feedback[j]} [RESULT] ${rec.scores[j]}`),
+        ),
+      };
     });
   });
   afterAll(() => server.close());
-  const T = "Judge-Tag: {{item.metadata.key}}\n###Response to evaluate:\n{{completion}}\n###Score Rubrics: …\n###Feedback: ";
+  const T =
+    "Judge-Tag: {{item.metadata.key}}\n###Response to evaluate:\n{{completion}}\n###Score Rubrics: …\n###Feedback: ";
 
   it.each([
     { name: "dev (mt-bench)", split: "dev", offset: 0, r1: 0.951868, self: 0.851054 },
     { name: "held-out (vicuna)", split: "heldout", offset: 320, r1: 0.928807, self: 0.808547 },
-  ] as const)("$name: one judgment vs the mean of GPT-4's three, Pearson $r1; GPT-4 sample vs sample $self", async ({ split, offset, r1, self }) => {
-    const recs = PROM[split];
-    const rollouts: Rollout[] = recs.map((_, k) => ({ id: `p${k}`, group: "g", completion: `response ${k}`, metadata: { key: offset + k } }));
-    const one = await scoreAll({ baseUrl: `${server.url}/v1`, template: T, parse: "prometheus" }, rollouts);
-    const mean3 = recs.map((r) => r.scores.reduce((a, b) => a + b, 0) / 3);
-    const s1 = one.results.map((x) => x.score! * 4 + 1);
-    expect(s1).toEqual(recs.map((r) => r.scores[0]));
-    expect(pearson(s1, mean3)).toBeCloseTo(r1, 6);
-    const pairs: Array<[number, number]> = [
-      [0, 1],
-      [0, 2],
-      [1, 2],
-    ];
-    expect(pairs.map(([a, b]) => pearson(recs.map((r) => r.scores[a]!), recs.map((r) => r.scores[b]!))).reduce((a, b) => a + b, 0) / 3).toBeCloseTo(self, 6);
-    // samples: 3 (n = 3 in one request) averages the three: the mean of GPT-4's scores exactly, correlation 1
-    const some = rollouts.filter((_, k) => FULL || k % 8 === 0);
-    const three = await scoreAll({ baseUrl: `${server.url}/v1`, template: T, parse: "prometheus", samples: 3, temperature: 1 }, some);
-    three.results.forEach((x, k) => expect(x.score).toBeCloseTo((mean3[Number(some[k]!.id.slice(1))]! - 1) / 4, 12));
-    expect(three.usage.calls).toBe(some.length);
-  });
+  ] as const)(
+    "$name: one judgment vs the mean of GPT-4's three, Pearson $r1; GPT-4 sample vs sample $self",
+    async ({ split, offset, r1, self }) => {
+      const recs = PROM[split];
+      const rollouts: Rollout[] = recs.map((_, k) => ({
+        id: `p${k}`,
+        group: "g",
+        completion: `response ${k}`,
+        metadata: { key: offset + k },
+      }));
+      const one = await scoreAll({ baseUrl: `${server.url}/v1`, template: T, parse: "prometheus" }, rollouts);
+      const mean3 = recs.map((r) => r.scores.reduce((a, b) => a + b, 0) / 3);
+      const s1 = one.results.map((x) => x.score! * 4 + 1);
+      expect(s1).toEqual(recs.map((r) => r.scores[0]));
+      expect(pearson(s1, mean3)).toBeCloseTo(r1, 6);
+      const pairs: Array<[number, number]> = [
+        [0, 1],
+        [0, 2],
+        [1, 2],
+      ];
+      expect(
+        pairs
+          .map(([a, b]) =>
+            pearson(
+              recs.map((r) => r.scores[a]!),
+              recs.map((r) => r.scores[b]!),
+            ),
+          )
+          .reduce((a, b) => a + b, 0) / 3,
+      ).toBeCloseTo(self, 6);
+      // samples: 3 (n = 3 in one request) averages the three: the mean of GPT-4's scores exactly, correlation 1
+      const some = rollouts.filter((_, k) => FULL || k % 8 === 0);
+      const three = await scoreAll(
+        { baseUrl: `${server.url}/v1`, template: T, parse: "prometheus", samples: 3, temperature: 1 },
+        some,
+      );
+      three.results.forEach((x, k) => expect(x.score).toBeCloseTo((mean3[Number(some[k]!.id.slice(1))]! - 1) / 4, 12));
+      expect(three.usage.calls).toBe(some.length);
+    },
+  );
 });
 
 // ---------------------------------------------------------------- RewardBench best-of-16: log-prob weighted preferences
 interface Annotation {
   instruction: string;
   preference: number;
-  raw_completion: { logprobs?: { content: Array<{ token: string; logprob: number; top_logprobs: TopLogprob[] }> } } | null;
+  raw_completion: {
+    logprobs?: { content: Array<{ token: string; logprob: number; top_logprobs: TopLogprob[] }> };
+  } | null;
 }
 describe("reward-bench-bon: AlpacaEval weighted-judge preferences from replayed top-5 log-probs", () => {
   const rows = gz<Annotation>("test/fixtures/reward-bench-bon/judgments.jsonl.gz");
@@ -186,8 +251,16 @@ describe("reward-bench-bon: AlpacaEval weighted-judge preferences from replayed 
   afterAll(() => server.close());
 
   it(`score = P(m)/(P(m)+P(M)) from the judge's top-5, the recorded preference is 1 + score or 2 − score; no log-probs → judge_error (${FULL ? "all 8855" : "subset"})`, async () => {
-    const picked = rows.map((r, i) => ({ r, i })).filter(({ r, i }) => FULL || !r.raw_completion?.logprobs || i % 20 === 0);
-    const rollouts: Rollout[] = picked.map(({ r, i }) => ({ id: `b${i}`, group: r.instruction, prompt: r.instruction, completion: `sample ${i}`, metadata: { key: i } }));
+    const picked = rows
+      .map((r, i) => ({ r, i }))
+      .filter(({ r, i }) => FULL || !r.raw_completion?.logprobs || i % 20 === 0);
+    const rollouts: Rollout[] = picked.map(({ r, i }) => ({
+      id: `b${i}`,
+      group: r.instruction,
+      prompt: r.instruction,
+      completion: `sample ${i}`,
+      metadata: { key: i },
+    }));
     const { results } = await scoreAll(
       {
         baseUrl: `${server.url}/v1`,
@@ -209,7 +282,11 @@ describe("reward-bench-bon: AlpacaEval weighted-judge preferences from replayed 
         return;
       }
       if (got.score !== null && Math.abs(got.score - (weightedJudgePreference(top, false)! - 1)) <= 1e-12) exact++;
-      if (got.score !== null && (Math.abs(1 + got.score - r.preference) <= 1e-9 || Math.abs(2 - got.score - r.preference) <= 1e-9)) fits++;
+      if (
+        got.score !== null &&
+        (Math.abs(1 + got.score - r.preference) <= 1e-9 || Math.abs(2 - got.score - r.preference) <= 1e-9)
+      )
+        fits++;
       expect(got.details).toMatchObject({ scoredBy: "logprobs" });
     });
     const withLp = picked.filter(({ r }) => r.raw_completion?.logprobs).length;

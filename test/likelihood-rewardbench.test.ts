@@ -29,7 +29,13 @@ const judged = rows.map((r) => {
   if (!top) return undefined;
   const inOrder = weightedJudgePreference(top, false)!;
   const swapped = weightedJudgePreference(top, true)!;
-  return { row: r, inOrder, swapped, fitsInOrder: Math.abs(inOrder - r.preference) <= TOL, fitsSwapped: Math.abs(swapped - r.preference) <= TOL };
+  return {
+    row: r,
+    inOrder,
+    swapped,
+    fitsInOrder: Math.abs(inOrder - r.preference) <= TOL,
+    fitsSwapped: Math.abs(swapped - r.preference) <= TOL,
+  };
 });
 const withLogprobs = judged.filter((j) => j !== undefined);
 
@@ -42,10 +48,16 @@ describe("RewardBench judge preferences rebuilt from top-5 log-probs", () => {
   });
 
   it("the strength |preference − 1.5| = |P(m)/(P(m)+P(M)) − 0.5| matches on all 8826 (1e-9)", () => {
-    const agree = withLogprobs.filter((j) => Math.abs(Math.abs(j.inOrder - 1.5) - Math.abs(j.row.preference - 1.5)) <= TOL).length;
+    const agree = withLogprobs.filter(
+      (j) => Math.abs(Math.abs(j.inOrder - 1.5) - Math.abs(j.row.preference - 1.5)) <= TOL,
+    ).length;
     expect(agree).toBe(8826);
     // "m" is always among the top 5, "M" in all but one (share 1 there)
-    expect(withLogprobs.filter((j) => tokenShare(j.row.raw_completion!.logprobs!.content[0]!.top_logprobs, "M", ["M"]) === undefined)).toHaveLength(1);
+    expect(
+      withLogprobs.filter(
+        (j) => tokenShare(j.row.raw_completion!.logprobs!.content[0]!.top_logprobs, "M", ["M"]) === undefined,
+      ),
+    ).toHaveLength(1);
   });
 
   it("1 + P(m)/(P(m)+P(M)) alone matches 4462 (50.6 %): the judge saw the pair swapped for about half the instructions", () => {
@@ -57,10 +69,17 @@ describe("RewardBench judge preferences rebuilt from top-5 log-probs", () => {
 
   it("with the order inferred from the other samples of the same instruction (leave-one-out), all 8826 match", () => {
     const byInstruction = new Map<string, number[]>();
-    withLogprobs.forEach((j, k) => byInstruction.set(j.row.instruction, [...(byInstruction.get(j.row.instruction) ?? []), k]));
+    withLogprobs.forEach((j, k) =>
+      byInstruction.set(j.row.instruction, [...(byInstruction.get(j.row.instruction) ?? []), k]),
+    );
     // the order never changes within an instruction
     for (const ks of byInstruction.values()) {
-      const orders = new Set(ks.map((k) => withLogprobs[k]!).filter((j) => j.fitsInOrder !== j.fitsSwapped).map((j) => j.fitsSwapped));
+      const orders = new Set(
+        ks
+          .map((k) => withLogprobs[k]!)
+          .filter((j) => j.fitsInOrder !== j.fitsSwapped)
+          .map((j) => j.fitsSwapped),
+      );
       expect(orders.size).toBeLessThanOrEqual(1);
     }
     let agree = 0;

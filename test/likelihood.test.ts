@@ -30,22 +30,37 @@ interface TgiResponse {
 function snapshots(): Array<{ file: string; responses: TgiResponse[] }> {
   const out: Array<{ file: string; responses: TgiResponse[] }> = [];
   for (const dir of readdirSync(SNAP).sort()) {
-    for (const f of readdirSync(join(SNAP, dir)).filter((n) => n.endsWith(".json")).sort()) {
+    for (const f of readdirSync(join(SNAP, dir))
+      .filter((n) => n.endsWith(".json"))
+      .sort()) {
       const data = JSON.parse(readFileSync(join(SNAP, dir, f), "utf8")) as unknown;
       const items = (Array.isArray(data) ? data : [data]) as Array<Partial<TgiResponse>>;
-      out.push({ file: `${dir}/${f.replace(/\.json$/, "")}`, responses: items.filter((x) => x && x.details && Array.isArray(x.details.tokens)) as TgiResponse[] });
+      out.push({
+        file: `${dir}/${f.replace(/\.json$/, "")}`,
+        responses: items.filter((x) => x && x.details && Array.isArray(x.details.tokens)) as TgiResponse[],
+      });
     }
   }
   return out;
 }
 
-const near = (got: number | null | undefined, want: number) => typeof got === "number" && Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(want));
+const near = (got: number | null | undefined, want: number) =>
+  typeof got === "number" && Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(want));
 
 describe("rewardkit score examples/data/likelihood-rollouts.jsonl --spec examples/likelihood.yaml", () => {
   const dir = tmp();
   const out = join(dir, "scored.jsonl");
   const sum = join(dir, "summary.json");
-  const r = cli(["score", "examples/data/likelihood-rollouts.jsonl", "--spec", "examples/likelihood.yaml", "-o", out, "--summary", sum]);
+  const r = cli([
+    "score",
+    "examples/data/likelihood-rollouts.jsonl",
+    "--spec",
+    "examples/likelihood.yaml",
+    "-o",
+    out,
+    "--summary",
+    sum,
+  ]);
 
   it("gives exactly the sum, mean, mean of exp and exp of sum of every rollout's reference_logprobs", () => {
     expect(r.code).toBe(0);
@@ -66,7 +81,9 @@ describe("rewardkit score examples/data/likelihood-rollouts.jsonl --spec example
   });
 
   it("the concentration check stays quiet on the real data, and the summary says so", () => {
-    const s = JSON.parse(readFileSync(sum, "utf8")) as { concentration: Record<string, { groupsChecked: number; collapsedGroups: number }> };
+    const s = JSON.parse(readFileSync(sum, "utf8")) as {
+      concentration: Record<string, { groupsChecked: number; collapsedGroups: number }>;
+    };
     expect(Object.keys(s.concentration)).toEqual(["logprob", "mean-logprob", "mean-prob", "seq-prob"]);
     for (const c of Object.values(s.concentration)) {
       expect(c.groupsChecked).toBe(49);
@@ -77,10 +94,16 @@ describe("rewardkit score examples/data/likelihood-rollouts.jsonl --spec example
 
   it("stays quiet too when trace lengths are counted in characters (no completion_tokens)", () => {
     const f = join(dir, "chars.jsonl");
-    const rows = readFileSync(join(ROOT, "examples/data/likelihood-rollouts.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = readFileSync(join(ROOT, "examples/data/likelihood-rollouts.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     writeFileSync(f, rows.map(({ completion_tokens: _drop, ...rest }) => JSON.stringify(rest)).join("\n") + "\n");
     const s2 = join(dir, "chars-summary.json");
-    expect(cli(["score", f, "--spec", "examples/likelihood.yaml", "-o", join(dir, "chars-out.jsonl"), "--summary", s2, "-q"]).code).toBe(0);
+    expect(
+      cli(["score", f, "--spec", "examples/likelihood.yaml", "-o", join(dir, "chars-out.jsonl"), "--summary", s2, "-q"])
+        .code,
+    ).toBe(0);
     const c = JSON.parse(readFileSync(s2, "utf8")).concentration as Record<string, { collapsedGroups: number }>;
     expect(Object.values(c).map((x) => x.collapsedGroups)).toEqual([0, 0, 0, 0]);
   });
@@ -88,14 +111,44 @@ describe("rewardkit score examples/data/likelihood-rollouts.jsonl --spec example
   it("fires on a constructed collapsed group: 4 traces of 1k–4k tokens, reference probability stuck near 0.62", () => {
     const f = join(dir, "collapsed.jsonl");
     const lines = [0, 1, 2, 3].map((k) =>
-      JSON.stringify({ id: `c${k}`, group: "collapsed", prompt: "p", completion: "x".repeat(10 + k), completion_tokens: 1000 * (k + 1), reference: "42", reference_logprobs: [Math.log(0.62 + k * 0.001), Math.log(0.62 - k * 0.001)] }),
+      JSON.stringify({
+        id: `c${k}`,
+        group: "collapsed",
+        prompt: "p",
+        completion: "x".repeat(10 + k),
+        completion_tokens: 1000 * (k + 1),
+        reference: "42",
+        reference_logprobs: [Math.log(0.62 + k * 0.001), Math.log(0.62 - k * 0.001)],
+      }),
     );
-    const healthy = [0.1, 0.4, 0.7, 0.95].map((p, k) => JSON.stringify({ id: `h${k}`, group: "healthy", prompt: "q", completion: "y", completion_tokens: 100 + k, reference: "7", reference_logprobs: [Math.log(p)] }));
+    const healthy = [0.1, 0.4, 0.7, 0.95].map((p, k) =>
+      JSON.stringify({
+        id: `h${k}`,
+        group: "healthy",
+        prompt: "q",
+        completion: "y",
+        completion_tokens: 100 + k,
+        reference: "7",
+        reference_logprobs: [Math.log(p)],
+      }),
+    );
     writeFileSync(f, [...lines, ...healthy].join("\n") + "\n");
     const s3 = join(dir, "collapsed-summary.json");
-    const res = cli(["score", f, "--spec", "examples/likelihood.yaml", "-o", join(dir, "collapsed-out.jsonl"), "--summary", s3]);
+    const res = cli([
+      "score",
+      f,
+      "--spec",
+      "examples/likelihood.yaml",
+      "-o",
+      join(dir, "collapsed-out.jsonl"),
+      "--summary",
+      s3,
+    ]);
     expect(res.code).toBe(0);
-    const c = JSON.parse(readFileSync(s3, "utf8")).concentration as Record<string, { collapsedGroups: number; groupsChecked: number; examples: Array<{ firstRollout: number }> }>;
+    const c = JSON.parse(readFileSync(s3, "utf8")).concentration as Record<
+      string,
+      { collapsedGroups: number; groupsChecked: number; examples: Array<{ firstRollout: number }> }
+    >;
     expect(c["mean-prob"]).toMatchObject({ groupsChecked: 2, collapsedGroups: 1, examples: [{ firstRollout: 0 }] });
     expect(c["seq-prob"]!.collapsedGroups).toBe(1);
     expect(res.stdout).toMatch(/concentration mean-prob: 1\/2 groups collapsed/);
@@ -149,18 +202,44 @@ describe("real TGI log-probs (tgi-logprob-snapshots)", () => {
     expect((await score("logprob", span)).score).toBe(-4.09375);
     expect((await score("mean-prob", span)).score).toBeCloseTo((Math.exp(-2.84375) + Math.exp(-1.25)) / 2, 14);
     // the first prefill token has no context and no log-prob: a span that includes it is not scorable
-    expect(await score("logprob", pre.map((t) => t.logprob))).toMatchObject({ status: "unscorable", reason: "logprob_error", details: { error: "[0]: expected a number, got null" } });
+    expect(
+      await score(
+        "logprob",
+        pre.map((t) => t.logprob),
+      ),
+    ).toMatchObject({
+      status: "unscorable",
+      reason: "logprob_error",
+      details: { error: "[0]: expected a number, got null" },
+    });
   });
 
   it("special tokens with a null log-prob (starcoder-gptq EOS) make the raw token list unscorable, never 0", async () => {
     const x = snaps.find((s) => s.file === "test_flash_starcoder_gptq/test_flash_starcoder_gptq")!.responses[0]!;
-    expect(x.details.tokens.map((t) => [t.special, t.logprob])).toEqual([[false, -1.1679688], [true, null]]);
-    expect(await score("logprob", x.details.tokens.map((t) => t.logprob))).toMatchObject({ score: null, reason: "logprob_error" });
-    expect((await score("logprob", x.details.tokens.filter((t) => !t.special).map((t) => t.logprob))).score).toBe(-1.1679688);
+    expect(x.details.tokens.map((t) => [t.special, t.logprob])).toEqual([
+      [false, -1.1679688],
+      [true, null],
+    ]);
+    expect(
+      await score(
+        "logprob",
+        x.details.tokens.map((t) => t.logprob),
+      ),
+    ).toMatchObject({ score: null, reason: "logprob_error" });
+    expect(
+      (
+        await score(
+          "logprob",
+          x.details.tokens.filter((t) => !t.special).map((t) => t.logprob),
+        )
+      ).score,
+    ).toBe(-1.1679688);
   });
 
   it("every generated token log-prob in the snapshots is ≤ 0 (the validation bound holds on real engines)", () => {
-    const all = responses.flatMap((x) => x.details.tokens.map((t) => t.logprob)).filter((v): v is number => typeof v === "number");
+    const all = responses
+      .flatMap((x) => x.details.tokens.map((t) => t.logprob))
+      .filter((v): v is number => typeof v === "number");
     expect(all.length).toBe(3460 - 6); // six EOS tokens carry null
     expect(Math.max(...all)).toBe(0);
   });

@@ -13,7 +13,12 @@ const KINDS: Case[] = [
   ["A: line", "Tom has 3 bags with 4 apples each, 3 * 4 = <<3*4=12>>12 apples.\nA: 12", "12", 1],
   ["A: line", "Tom has 3 bags with 4 apples each, 3 * 4 = <<3*4=12>>12 apples.\nA: 13", "12", 0],
   ["A: line is not a sentence", "A: Tom has 12 apples in all, but he gives 5 away.", "12", 0],
-  ["Answer: after template tokens", "<|im_start|>assistant\nThe train covers 60 * 2 = 120 km.\nAnswer: 120<|im_end|>", "120", 1],
+  [
+    "Answer: after template tokens",
+    "<|im_start|>assistant\nThe train covers 60 * 2 = 120 km.\nAnswer: 120<|im_end|>",
+    "120",
+    1,
+  ],
   ["Answer: after template tokens", "<|start_header_id|>assistant<|end_header_id|>\n\nAnswer: 7<|eot_id|>", "7", 1],
   ["<answer> tags", "<think>3 + 4 = 7</think>\n<answer>7</answer>", "7", 1],
   ["<answer> tags", "<think>3 + 4 = 7</think>\n<answer>8</answer>", "7", 0],
@@ -38,7 +43,12 @@ const KINDS: Case[] = [
   ["answer only inside a complete reasoning block", "<think>The final answer is 9</think>", "9", 0],
   ["anchor inside an anchor", "The final answer is #### 250", "250", 1],
   ["stated answer beats an earlier value", "She spends $12$ on lunch and $8$ on dinner.\nA: 20", "12", 0],
-  ["stated answer beats an earlier value", "\\boxed{14} was my first guess. Checking again, the final answer is 16.", "16", 1],
+  [
+    "stated answer beats an earlier value",
+    "\\boxed{14} was my first guess. Checking again, the final answer is 16.",
+    "16",
+    1,
+  ],
   ["Chinese", "【解析】设公差为 $d$，则 $d=2$。<eoe>\n【答案】$2$<eoa>", "2", 1],
   ["Chinese", "一共有 4 + 5 = 9 本书，所以答案是 9 本。", "9", 1],
   ["Chinese", "一共有 4 + 5 = 9 本书，所以答案是 8 本。", "9", 0],
@@ -69,9 +79,24 @@ const KINDS: Case[] = [
   ["|x| interval", "\\boxed{(-3,3)}", "|x| < 3", 1],
   ["|x| interval", "\\boxed{(-\\infty,-1] \\cup [1,\\infty)}", "|x| \\geq 1", 1],
   ["|x| interval", "\\boxed{[1,\\infty)}", "|x| \\geq 1", 0],
-  ["matrix arithmetic", "$\\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix} - \\begin{pmatrix} 0 & 1 \\\\ 1 & 0 \\end{pmatrix}$", "\\begin{pmatrix} 1 & -1 \\\\ -1 & 1 \\end{pmatrix}", 1],
-  ["matrix arithmetic", "$\\begin{pmatrix} 1 & 2 \\end{pmatrix} \\begin{pmatrix} 3 \\\\ 4 \\end{pmatrix}$", "\\begin{pmatrix} 11 \\end{pmatrix}", 1],
-  ["bare matrix over lines", "Thus\n\\begin{bmatrix}\n0 & 1 \\\\\n1 & 0\n\\end{bmatrix}", "\\begin{pmatrix} 0 & 1 \\\\ 1 & 0 \\end{pmatrix}", 1],
+  [
+    "matrix arithmetic",
+    "$\\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix} - \\begin{pmatrix} 0 & 1 \\\\ 1 & 0 \\end{pmatrix}$",
+    "\\begin{pmatrix} 1 & -1 \\\\ -1 & 1 \\end{pmatrix}",
+    1,
+  ],
+  [
+    "matrix arithmetic",
+    "$\\begin{pmatrix} 1 & 2 \\end{pmatrix} \\begin{pmatrix} 3 \\\\ 4 \\end{pmatrix}$",
+    "\\begin{pmatrix} 11 \\end{pmatrix}",
+    1,
+  ],
+  [
+    "bare matrix over lines",
+    "Thus\n\\begin{bmatrix}\n0 & 1 \\\\\n1 & 0\n\\end{bmatrix}",
+    "\\begin{pmatrix} 0 & 1 \\\\ 1 & 0 \\end{pmatrix}",
+    1,
+  ],
   ["multiple choice", "After checking each option, the correct answer is B.", "B", 1],
   ["multiple choice", "After checking each option, the correct answer is B.", "D", 0],
   ["multiple choice hedge", "Answer: C. Options A and D fail the second condition.", "C", 1],
@@ -133,7 +158,8 @@ describe("answer styles (presets)", () => {
   });
 
   it("every style is a valid option and an unknown one is rejected, also by `rewardkit check`, naming the field", () => {
-    for (const style of ["auto", "gsm8k", "latex", "mcq", "boxed"]) expect(mathVerifier.options.safeParse({ style }).success, style).toBe(true);
+    for (const style of ["auto", "gsm8k", "latex", "mcq", "boxed"])
+      expect(mathVerifier.options.safeParse({ style }).success, style).toBe(true);
     expect(mathVerifier.options.safeParse({ style: "latex-strict" }).success).toBe(false);
     const dir = tmp();
     const good = join(dir, "good.yaml");

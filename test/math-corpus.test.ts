@@ -30,7 +30,33 @@ describe("math corpus (real golds, equivalent rewrites and near misses)", () => 
     expect(fp, "false positives").toEqual([]);
     expect(agree / pairs.length, miss.join("\n")).toBeGreaterThanOrEqual(0.99);
     const shapes = new Set(pairs.map((p) => p.shape));
-    for (const s of ["integer", "decimal", "fraction", "radical", "pi-e", "power", "percent", "degrees", "units", "pm", "complex", "set", "interval", "union", "tuple", "list", "matrix", "equation", "inequality", "text", "choice", "time", "latex", "enumeration", "response"]) {
+    for (const s of [
+      "integer",
+      "decimal",
+      "fraction",
+      "radical",
+      "pi-e",
+      "power",
+      "percent",
+      "degrees",
+      "units",
+      "pm",
+      "complex",
+      "set",
+      "interval",
+      "union",
+      "tuple",
+      "list",
+      "matrix",
+      "equation",
+      "inequality",
+      "text",
+      "choice",
+      "time",
+      "latex",
+      "enumeration",
+      "response",
+    ]) {
       expect(shapes, s).toContain(s);
     }
   });

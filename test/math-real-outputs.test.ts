@@ -19,7 +19,8 @@ interface Split {
   dev: string[];
   eval: string[];
 }
-const split = (JSON.parse(readFileSync(fixture("math-split.json"), "utf8")) as { corpora: Record<string, Split> }).corpora;
+const split = (JSON.parse(readFileSync(fixture("math-split.json"), "utf8")) as { corpora: Record<string, Split> })
+  .corpora;
 const part = (corpus: string, key: string): "dev" | "eval" => {
   const s = split[corpus] as Split;
   if (s.dev.includes(key)) return "dev";
@@ -75,16 +76,39 @@ describe("GSM8K test golds written as model answers (GPT-3 `A:` lines, money, tr
     const last = clean.split("\n").pop() ?? "";
     const value = g.gold.replace(/,/g, "");
     const money = new RegExp(`\\$\\s?${g.gold.replace(/[.]/g, "\\.")}(?![\\d,])`).test(last);
-    const noun = /(?<![\d.,])\d[\d,.]*\s+([a-z]{3,})/.exec(last.slice(last.lastIndexOf(g.gold)))?.[1] ?? ["in total", "altogether", "each"][i % 3];
+    const noun =
+      /(?<![\d.,])\d[\d,.]*\s+([a-z]{3,})/.exec(last.slice(last.lastIndexOf(g.gold)))?.[1] ??
+      ["in total", "altogether", "each"][i % 3];
     const amount = money ? `$${g.gold}` : `${g.gold} ${noun}`;
     const eq = /<<([^<>]*=[^<>]*)>>/g.exec(g.body.slice(g.body.lastIndexOf("<<")))?.[1] ?? "it adds up";
     const wrong = String(BigInt(value.split(".")[0] ?? "0") + 1n);
     return [
       { completion: `${g.body}\nA: ${g.gold}`, right: true },
-      { completion: [`${clean}\nSo the answer is ${amount}.`, `${clean}\nAnswer: ${amount}`, `${clean}\n#### ${amount}`, `${clean}\nThe final answer is ${g.gold}, because ${eq}.`][i % 4] as string, right: true },
-      { completion: [`<|im_start|>assistant\n${clean}\nThe answer is: ${g.gold}<|im_end|>`, `<think>${clean}</think>\nThe answer is ${amount}`][i % 2] as string, right: true },
+      {
+        completion: [
+          `${clean}\nSo the answer is ${amount}.`,
+          `${clean}\nAnswer: ${amount}`,
+          `${clean}\n#### ${amount}`,
+          `${clean}\nThe final answer is ${g.gold}, because ${eq}.`,
+        ][i % 4] as string,
+        right: true,
+      },
+      {
+        completion: [
+          `<|im_start|>assistant\n${clean}\nThe answer is: ${g.gold}<|im_end|>`,
+          `<think>${clean}</think>\nThe answer is ${amount}`,
+        ][i % 2] as string,
+        right: true,
+      },
       { completion: `${g.body}\nA: ${wrong}`, right: false },
-      { completion: [`${clean}\nSo the answer is ${money ? "$" : ""}${wrong}.`, `${clean}\n#### ${value}0 ${noun}`, `${clean}\nThe final answer is ${wrong}, because ${eq}.`][i % 3] as string, right: false },
+      {
+        completion: [
+          `${clean}\nSo the answer is ${money ? "$" : ""}${wrong}.`,
+          `${clean}\n#### ${value}0 ${noun}`,
+          `${clean}\nThe final answer is ${wrong}, because ${eq}.`,
+        ][i % 3] as string,
+        right: false,
+      },
     ];
   }
   it("≥ 99.9 % of the right answers score 1 on both halves, and no near miss does", async () => {
@@ -101,7 +125,8 @@ describe("GSM8K test golds written as model answers (GPT-3 `A:` lines, money, tr
     expect(golds.length).toBe(1319);
     expect([...t.dev.fp, ...t.eval.fp], "false positives").toEqual([]);
     // 3 right answers in 5 cases: at most 0.1 % of them missed, on each half
-    for (const p of [t.dev, t.eval]) expect(p.fn.length, p.fn.slice(0, 5).join("\n")).toBeLessThanOrEqual(Math.floor((0.001 * p.n * 3) / 5));
+    for (const p of [t.dev, t.eval])
+      expect(p.fn.length, p.fn.slice(0, 5).join("\n")).toBeLessThanOrEqual(Math.floor((0.001 * p.n * 3) / 5));
     expect([t.dev.n, t.eval.n]).toEqual([3300, 3295]);
   });
 });
@@ -177,7 +202,17 @@ describe("Qwen2.5-Math rollouts on MATH against the peer grader (examples/data/m
     }
     expect([t.dev.agree, t.dev.n, t.eval.agree, t.eval.n]).toEqual([399, 400, 392, 400]);
     // the peer marks `4:30 \text{ p.m.}` against `\text{4:30 p.m.}` and `10000` against `10{,}000` wrong (docs/math.md §7)
-    const known = new Set(["math-3-0", "math-3-1", "math-3-2", "math-3-3", "math-3-4", "math-3-5", "math-3-6", "math-3-7", "math-72-7"]);
+    const known = new Set([
+      "math-3-0",
+      "math-3-1",
+      "math-3-2",
+      "math-3-3",
+      "math-3-4",
+      "math-3-5",
+      "math-3-6",
+      "math-3-7",
+      "math-72-7",
+    ]);
     expect([...t.dev.fp, ...t.eval.fp, ...t.dev.fn, ...t.eval.fn].filter((id) => !known.has(id))).toEqual([]);
   });
 });

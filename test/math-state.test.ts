@@ -33,7 +33,17 @@ afterAll(() => pool.close());
 describe("math verdicts carry no state between rollouts", () => {
   it("in one worker, an assignment-bearing answer then a wrong one, in both orders: the wrong one scores 0", async () => {
     const run = async (c: (typeof CASES)[number]) =>
-      (await pool.run(0, { completion: c.completion, reference: c.reference, rollout: { id: "s", group: "s", completion: c.completion } }, 10_000)).score;
+      (
+        await pool.run(
+          0,
+          {
+            completion: c.completion,
+            reference: c.reference,
+            rollout: { id: "s", group: "s", completion: c.completion },
+          },
+          10_000,
+        )
+      ).score;
     const forward: (number | null)[] = [];
     for (const c of CASES) forward.push(await run(c));
     const backward: (number | null)[] = [];
@@ -44,13 +54,17 @@ describe("math verdicts carry no state between rollouts", () => {
 
   it("any sequence of answers gets, rollout by rollout, the verdict each gets alone (with and without the verdict cache)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.nat({ max: CASES.length - 1 }), { minLength: 1, maxLength: 12 }), fc.boolean(), async (order, cached) => {
-        for (const k of order) {
-          const c = CASES[k] as (typeof CASES)[number];
-          const r = await verifyMath(c.completion, c.reference, cached ? {} : { cacheSize: 0 });
-          expect(r.score, `${c.completion} vs ${c.reference} after ${order.join(",")}`).toBe(c.score);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.nat({ max: CASES.length - 1 }), { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        async (order, cached) => {
+          for (const k of order) {
+            const c = CASES[k] as (typeof CASES)[number];
+            const r = await verifyMath(c.completion, c.reference, cached ? {} : { cacheSize: 0 });
+            expect(r.score, `${c.completion} vs ${c.reference} after ${order.join(",")}`).toBe(c.score);
+          }
+        },
+      ),
       { numRuns: 40, seed: 20 },
     );
   });

@@ -18,9 +18,18 @@ describe("math stress subset", () => {
     const lane = async (): Promise<void> => {
       while (next < cases.length) {
         const c = cases[next++]!;
-        const r = await pool.run(0, { completion: c.completion, reference: c.reference, rollout: { id: c.name, group: c.name, completion: c.completion } }, 5000);
+        const r = await pool.run(
+          0,
+          {
+            completion: c.completion,
+            reference: c.reference,
+            rollout: { id: c.name, group: c.name, completion: c.completion },
+          },
+          5000,
+        );
         expect(["ok", "unscorable"], c.name).toContain(r.status);
-        if (r.status === "unscorable") expect(["parse_error", "undecidable", "no_answer", "no_reference", "timeout"], c.name).toContain(r.reason);
+        if (r.status === "unscorable")
+          expect(["parse_error", "undecidable", "no_answer", "no_reference", "timeout"], c.name).toContain(r.reason);
         seen.push(c.name);
       }
     };

@@ -14,7 +14,8 @@ interface Case {
 }
 
 /** Math-Verify's LaTeX-only extraction (`match_types: ["latex"]`) is rewardkit's `style: latex`. */
-const optionsOf = (c: Case) => (c.mv_options?.match_types?.length === 1 && c.mv_options.match_types[0] === "latex" ? { style: "latex" as const } : {});
+const optionsOf = (c: Case) =>
+  c.mv_options?.match_types?.length === 1 && c.mv_options.match_types[0] === "latex" ? { style: "latex" as const } : {};
 
 const cases = readJsonl<Case>(fileURLToPath(new URL("./fixtures/math-verify-cases.jsonl", import.meta.url)));
 
@@ -34,7 +35,10 @@ describe("Math-Verify's own test cases (test/fixtures/math-verify-cases.jsonl)",
         expect(got && !c.expected, `${c.source}: ${c.pred.slice(0, 80)}`).toBe(false);
         continue;
       }
-      if (got !== c.expected) wrong.push(`${c.source}: gold ${c.gold.slice(0, 60)} | pred ${c.pred.slice(-80)} → ${String(r.score)} ${r.reason ?? ""}`);
+      if (got !== c.expected)
+        wrong.push(
+          `${c.source}: gold ${c.gold.slice(0, 60)} | pred ${c.pred.slice(-80)} → ${String(r.score)} ${r.reason ?? ""}`,
+        );
     }
     expect(cases.length).toBe(314);
     expect(wrong).toEqual([]);

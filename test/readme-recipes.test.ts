@@ -21,13 +21,42 @@ import { cli, ROOT } from "./helpers.js";
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const CLIENT = readFileSync(join(ROOT, "clients/python/rewardkit_client.py"), "utf8");
 
-const VERL_KEYS = new Set(["reward.custom_reward_function.path", "reward.custom_reward_function.name", "reward.reward_manager.name", "algorithm.adv_estimator", "algorithm.gdpo_reward_keys"]);
+const VERL_KEYS = new Set([
+  "reward.custom_reward_function.path",
+  "reward.custom_reward_function.name",
+  "reward.reward_manager.name",
+  "algorithm.adv_estimator",
+  "algorithm.gdpo_reward_keys",
+]);
 const VERL_MANAGERS = new Set(["naive", "dapo", "gdpo", "rate_limited", "remote"]);
 const VERL_LEGACY_MANAGERS = new Set(["naive", "prime", "batch", "dapo"]);
 const VERL_ESTIMATORS = new Set(["gae", "grpo", "gdpo", "rloo", "reinforce_plus_plus", "remax", "opo", "grpo_passk"]);
-const GRPO_CONFIG = new Set(["output_dir", "reward_weights", "multi_objective_aggregation", "num_generations", "max_completion_length", "learning_rate"]);
-const GRPO_TRAINER = new Set(["model", "reward_funcs", "args", "train_dataset", "eval_dataset", "processing_class", "reward_processing_classes", "callbacks", "optimizers", "peft_config"]);
-const OPENRLHF_FLAGS = new Set(["--reward.remote_url", "--data.label_key", "--algo.dynamic_filtering_enable", "--algo.dynamic_filtering_range"]);
+const GRPO_CONFIG = new Set([
+  "output_dir",
+  "reward_weights",
+  "multi_objective_aggregation",
+  "num_generations",
+  "max_completion_length",
+  "learning_rate",
+]);
+const GRPO_TRAINER = new Set([
+  "model",
+  "reward_funcs",
+  "args",
+  "train_dataset",
+  "eval_dataset",
+  "processing_class",
+  "reward_processing_classes",
+  "callbacks",
+  "optimizers",
+  "peft_config",
+]);
+const OPENRLHF_FLAGS = new Set([
+  "--reward.remote_url",
+  "--data.label_key",
+  "--algo.dynamic_filtering_enable",
+  "--algo.dynamic_filtering_range",
+]);
 const VF_RUBRIC = new Set(["funcs", "weights", "parser"]);
 const VF_ENV = new Set(["dataset", "eval_dataset", "system_prompt", "parser", "rubric"]);
 
@@ -38,7 +67,10 @@ function section(): { text: string; blocks: Array<{ lang: string; lines: string[
   const rest = README.slice(start + 1);
   const end = rest.search(/\n## |\nBenchmark: /);
   const text = rest.slice(0, end < 0 ? undefined : end);
-  const blocks = [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, lines: m[2]!.replace(/\n$/, "").split("\n") }));
+  const blocks = [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({
+    lang: m[1]!,
+    lines: m[2]!.replace(/\n$/, "").split("\n"),
+  }));
   return { text, blocks };
 }
 
@@ -91,7 +123,11 @@ describe("README trainer recipes", () => {
 
   it("has one recipe per trainer, each at most 5 lines", () => {
     const joined = blocks.map((b) => b.lines.join("\n"));
-    for (const needle of ["verl.trainer.main_ppo", "GRPOTrainer", "openrlhf.cli.train_ppo_ray", "vf.Rubric"]) expect(joined.some((b) => b.includes(needle)), needle).toBe(true);
+    for (const needle of ["verl.trainer.main_ppo", "GRPOTrainer", "openrlhf.cli.train_ppo_ray", "vf.Rubric"])
+      expect(
+        joined.some((b) => b.includes(needle)),
+        needle,
+      ).toBe(true);
     for (const b of blocks) expect(b.lines.length, b.lines.join("\n")).toBeLessThanOrEqual(5);
   });
 
@@ -104,16 +140,22 @@ describe("README trainer recipes", () => {
       for (const [key, value] of overrides) {
         expect(VERL_KEYS.has(key), `unknown verl key ${key}`).toBe(true);
         if (key === "reward.reward_manager.name") expect(VERL_MANAGERS.has(value), `manager ${value}`).toBe(true);
-        if (key === "reward.custom_reward_function.name") expect(clientFunctions.has(value), `client function ${value}`).toBe(true);
+        if (key === "reward.custom_reward_function.name")
+          expect(clientFunctions.has(value), `client function ${value}`).toBe(true);
         if (key === "reward.custom_reward_function.path") expect(value).toBe("clients/python/rewardkit_client.py");
         if (key === "algorithm.adv_estimator") expect(VERL_ESTIMATORS.has(value), `estimator ${value}`).toBe(true);
-        if (key === "algorithm.gdpo_reward_keys") for (const c of value.replace(/^\[|\]$/g, "").split(",")) expect(["accuracy", "format", "overlong"]).toContain(c);
+        if (key === "algorithm.gdpo_reward_keys")
+          for (const c of value.replace(/^\[|\]$/g, "").split(","))
+            expect(["accuracy", "format", "overlong"]).toContain(c);
       }
     }
     // the prose: reward_kwargs the client reads, legacy keys
-    for (const m of text.matchAll(/reward_kwargs\.(\w+)/g)) expect(CLIENT, `reward_kwargs.${m[1]}`).toMatch(new RegExp(`kw(?:\\.get\\()?\\(?"${m[1]}"`));
-    for (const m of text.matchAll(/`custom_reward_function\.name=(\w+)`/g)) expect(clientFunctions.has(m[1]!), m[1]).toBe(true);
-    for (const m of text.matchAll(/reward_model\.reward_manager=(\w+)/g)) expect(VERL_LEGACY_MANAGERS.has(m[1]!), m[1]).toBe(true);
+    for (const m of text.matchAll(/reward_kwargs\.(\w+)/g))
+      expect(CLIENT, `reward_kwargs.${m[1]}`).toMatch(new RegExp(`kw(?:\\.get\\()?\\(?"${m[1]}"`));
+    for (const m of text.matchAll(/`custom_reward_function\.name=(\w+)`/g))
+      expect(clientFunctions.has(m[1]!), m[1]).toBe(true);
+    for (const m of text.matchAll(/reward_model\.reward_manager=(\w+)/g))
+      expect(VERL_LEGACY_MANAGERS.has(m[1]!), m[1]).toBe(true);
     expect(text).not.toMatch(/reward\.reward_manager\.name=batch/);
   });
 
@@ -121,7 +163,8 @@ describe("README trainer recipes", () => {
     const trl = blocks.find((b) => b.lines.join("\n").includes("GRPOTrainer"))!.lines.join("\n");
     for (const k of kwargsOf(trl, "GRPOConfig")) expect(GRPO_CONFIG.has(k), `GRPOConfig(${k}=)`).toBe(true);
     for (const k of kwargsOf(trl, "GRPOTrainer")) expect(GRPO_TRAINER.has(k), `GRPOTrainer(${k}=)`).toBe(true);
-    for (const m of text.matchAll(/multi_objective_aggregation="(\w+)"/g)) expect(["sum_then_normalize", "normalize_then_sum"]).toContain(m[1]);
+    for (const m of text.matchAll(/multi_objective_aggregation="(\w+)"/g))
+      expect(["sum_then_normalize", "normalize_then_sum"]).toContain(m[1]);
   });
 
   it("every rk.<name> in the section is a function of the client", () => {
@@ -139,7 +182,8 @@ describe("README trainer recipes", () => {
     for (const m of text.matchAll(/`(--algo\.[\w.]+)`/g)) expect(OPENRLHF_FLAGS.has(m[1]!), m[1]).toBe(true);
     const help = cli(["serve", "--help"]).stdout;
     const serve = block.find((l) => l.includes("rewardkit serve"))!;
-    for (const m of [...serve.matchAll(/(--[\w-]+)/g), ...text.matchAll(/`(--end-token)`/g)]) expect(help, m[1]).toContain(m[1]!);
+    for (const m of [...serve.matchAll(/(--[\w-]+)/g), ...text.matchAll(/`(--end-token)`/g)])
+      expect(help, m[1]).toContain(m[1]!);
   });
 
   it("prime-rl / verifiers: Rubric and SingleTurnEnv arguments of verifiers v0.3.0 / v0.2.1", () => {

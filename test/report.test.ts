@@ -31,7 +31,13 @@ function scoredFile(): string {
       completion: "x".repeat(tokens * 4),
       completion_tokens: tokens,
       reward,
-      components: { accuracy: { score: acc, status: "ok" }, format: fmtScore === null ? { score: null, status: "unscorable", reason: "timeout" } : { score: fmtScore, status: "ok" } },
+      components: {
+        accuracy: { score: acc, status: "ok" },
+        format:
+          fmtScore === null
+            ? { score: null, status: "unscorable", reason: "timeout" }
+            : { score: fmtScore, status: "ok" },
+      },
       advantage: i % 2 === 0 ? 0.7 : -0.7,
     });
   });
@@ -42,14 +48,26 @@ function scoredFile(): string {
 
 /** External resources in a page: what the acceptance check forbids (script, link, img, iframe … loaded from a URL or file). */
 function externalResources(html: string): string[] {
-  const bare = html.replace(/(<script\b[^>]*>)[\s\S]*?<\/script>/gi, "$1</script>").replace(/(<style\b[^>]*>)[\s\S]*?<\/style>/gi, "$1</style>");
-  return [...bare.matchAll(/<(?:script|link|img|iframe|frame|source|embed|object|video|audio)\b[^>]*\b(?:src|href|data|srcset|poster)\s*=\s*["']?([^"'\s>]+)/gi)].map((m) => m[1]!).filter((u) => !/^(data:|#|about:|blob:)/.test(u));
+  const bare = html
+    .replace(/(<script\b[^>]*>)[\s\S]*?<\/script>/gi, "$1</script>")
+    .replace(/(<style\b[^>]*>)[\s\S]*?<\/style>/gi, "$1</style>");
+  return [
+    ...bare.matchAll(
+      /<(?:script|link|img|iframe|frame|source|embed|object|video|audio)\b[^>]*\b(?:src|href|data|srcset|poster)\s*=\s*["']?([^"'\s>]+)/gi,
+    ),
+  ]
+    .map((m) => m[1]!)
+    .filter((u) => !/^(data:|#|about:|blob:)/.test(u));
 }
 
 describe("report building blocks", () => {
   it("histogram: one bar per value for few distinct values, equal-width bins otherwise", () => {
     expect(histogram([0, 1, 1, 0.5, 1])).toEqual({ labels: ["0", "0.5", "1"], counts: [1, 1, 3] });
-    const h = histogram(Array.from({ length: 40 }, (_, i) => i), 4, 12);
+    const h = histogram(
+      Array.from({ length: 40 }, (_, i) => i),
+      4,
+      12,
+    );
     expect(h.counts).toEqual([10, 10, 10, 10]);
     expect(h.labels[0]).toBe("0…9.75");
     expect(histogram([NaN, Infinity])).toEqual({ labels: [], counts: [] });
@@ -81,7 +99,20 @@ describe("run report", () => {
       sampled: 2,
       baseline: { description: "b", meanReward: 0 },
       original: { meanReward: 1 },
-      probes: [{ name: "hedge", family: "answers", description: "d", n: 2, above: 1, rate: 0.5, meanReward: 0.5, baselineMean: 0, paidBy: { hit: 0.5 }, examples: [{ id: "1", completion: "<b>x</b>", reward: 1, baseline: 0, above: true, components: { hit: 1 } }] }],
+      probes: [
+        {
+          name: "hedge",
+          family: "answers",
+          description: "d",
+          n: 2,
+          above: 1,
+          rate: 0.5,
+          meanReward: 0.5,
+          baselineMean: 0,
+          paidBy: { hit: 0.5 },
+          examples: [{ id: "1", completion: "<b>x</b>", reward: 1, baseline: 0, above: true, components: { hit: 1 } }],
+        },
+      ],
       skipped: [],
     };
     const html = probeReportHtml(p);
@@ -92,8 +123,13 @@ describe("run report", () => {
 });
 
 // ---- in a real browser: Debian's chromium (CI installs it); skipped, saying so, where it is missing
-const chrome = ["chromium", "chromium-browser"].map((c) => spawnSync("sh", ["-c", `command -v ${c}`], { encoding: "utf8" }).stdout.trim()).find((p) => p !== "");
-if (!chrome) console.warn("report.test.ts: chromium not found: the headless-browser report test is skipped (apt-get install chromium)");
+const chrome = ["chromium", "chromium-browser"]
+  .map((c) => spawnSync("sh", ["-c", `command -v ${c}`], { encoding: "utf8" }).stdout.trim())
+  .find((p) => p !== "");
+if (!chrome)
+  console.warn(
+    "report.test.ts: chromium not found: the headless-browser report test is skipped (apt-get install chromium)",
+  );
 
 /** Share of sampled pixels with a colour (max − min channel > 40) in an 8-bit RGB(A) PNG. */
 function colouredShare(png: Buffer): number {
@@ -127,13 +163,19 @@ function colouredShare(png: Buffer): number {
       const b = prev[i]!;
       const c = i >= bpp ? prev[i - bpp]! : 0;
       const p = a + b - c;
-      const pr = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const pr =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+          ? a
+          : Math.abs(p - b) <= Math.abs(p - c)
+            ? b
+            : c;
       line[i] = (line[i]! + (f === 1 ? a : f === 2 ? b : f === 3 ? (a + b) >> 1 : f === 4 ? pr : 0)) & 255;
     }
     if (y % 4 === 0)
       for (let x = 0; x < stride; x += bpp * 4) {
         seen++;
-        if (Math.max(line[x]!, line[x + 1]!, line[x + 2]!) - Math.min(line[x]!, line[x + 1]!, line[x + 2]!) > 40) coloured++;
+        if (Math.max(line[x]!, line[x + 1]!, line[x + 2]!) - Math.min(line[x]!, line[x + 1]!, line[x + 2]!) > 40)
+          coloured++;
       }
     prev = line;
   }
@@ -151,8 +193,18 @@ var ce=console.error;console.error=function(){put(Array.prototype.join.call(argu
 window.addEventListener('load',function(){var n=0;document.querySelectorAll('canvas').forEach(function(c){var d=c.getContext('2d').getImageData(0,0,c.width,c.height).data;for(var i=3;i<d.length;i+=4){if(d[i]>0){n++;break;}}});document.documentElement.setAttribute('data-drawn',String(n));});})();</script>`;
     const page = join(dir, "report.html");
     writeFileSync(page, html.replace("<head>", `<head>${hook}`));
-    const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", `--user-data-dir=${join(dir, "profile")}`, "--virtual-time-budget=10000"];
-    const dom = spawnSync(chrome!, [...flags, "--dump-dom", `file://${page}`], { encoding: "utf8", timeout: 60_000 }).stdout;
+    const flags = [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--hide-scrollbars",
+      `--user-data-dir=${join(dir, "profile")}`,
+      "--virtual-time-budget=10000",
+    ];
+    const dom = spawnSync(chrome!, [...flags, "--dump-dom", `file://${page}`], {
+      encoding: "utf8",
+      timeout: 60_000,
+    }).stdout;
     expect(dom.includes("<body")).toBe(true);
     expect(/data-errors="([^"]*)"/.exec(dom)?.[1] ?? "none").toBe("none");
     expect((dom.match(/<canvas\b/g) ?? []).length).toBe(10);
@@ -160,7 +212,11 @@ window.addEventListener('load',function(){var n=0;document.querySelectorAll('can
     const text = dom.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, " ");
     expect(text.includes("reward mean 0.875")).toBe(true);
     expect(text.includes("count 8 rollouts")).toBe(true);
-    spawnSync(chrome!, [...flags, "--window-size=1280,2400", `--screenshot=${join(dir, "shot.png")}`, `file://${page}`], { timeout: 60_000 });
+    spawnSync(
+      chrome!,
+      [...flags, "--window-size=1280,2400", `--screenshot=${join(dir, "shot.png")}`, `file://${page}`],
+      { timeout: 60_000 },
+    );
     expect(existsSync(join(dir, "shot.png"))).toBe(true);
     expect(colouredShare(readFileSync(join(dir, "shot.png")))).toBeGreaterThan(0.005);
   }, 120_000);

@@ -31,7 +31,9 @@ describe("pairwise accuracy", () => {
         { prompt: "p1", chosen: "yes", rejected: "no, no", reference: "yes" },
         { prompt: "p2", chosen: "a", rejected: "b", reference: "c" },
         { prompt: "p3", chosen: "long answer", rejected: "ok", reference: "ok" },
-      ].map((r) => JSON.stringify(r)).join("\n"),
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
     );
     const e = await evaluateRm(EXACT, { pairs: file, concurrency: 1 });
     expect(e.pairs!.scorer).toEqual({ n: 3, wins: 1, ties: 1, accuracy: 0.333333, accuracyTiesHalf: 0.5 });
@@ -39,13 +41,20 @@ describe("pairwise accuracy", () => {
     expect(e.pairs!.lengthBaseline).toEqual({ n: 3, wins: 1, ties: 1, accuracy: 0.333333, accuracyTiesHalf: 0.5 });
   });
   it("hh-rlhf dialogues split at the last assistant turn", async () => {
-    expect(splitDialogue("\n\nHuman: hi\n\nAssistant: hello\n\nHuman: and?\n\nAssistant:  more ")).toEqual({ prompt: "\n\nHuman: hi\n\nAssistant: hello\n\nHuman: and?\n\nAssistant:", response: "more" });
+    expect(splitDialogue("\n\nHuman: hi\n\nAssistant: hello\n\nHuman: and?\n\nAssistant:  more ")).toEqual({
+      prompt: "\n\nHuman: hi\n\nAssistant: hello\n\nHuman: and?\n\nAssistant:",
+      response: "more",
+    });
     const pairs = await readPairs(HH);
     expect(pairs).toHaveLength(300);
     expect(pairs[0]!.prompt).toBe(pairs[0]!.prompt.slice(0, pairs[0]!.prompt.lastIndexOf("\n\nAssistant:") + 12));
   });
   it("on 300 real hh-rlhf pairs the length baseline matches a count done here from the raw file", async () => {
-    const raw = gunzipSync(readFileSync(HH)).toString("utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { chosen: string; rejected: string });
+    const raw = gunzipSync(readFileSync(HH))
+      .toString("utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { chosen: string; rejected: string });
     const last = (d: string) => d.slice(d.lastIndexOf("\n\nAssistant:") + 12).trim().length;
     const longerChosen = raw.filter((r) => last(r.chosen) > last(r.rejected)).length;
     const spec = loadSpec(join(ROOT, "examples/rm-eval.yaml"));
@@ -67,7 +76,20 @@ describe("best-of-N", () => {
     ];
     for (let k = 0; k < 3; k++) {
       mkdirSync(join(dir, `model.${k}`));
-      writeFileSync(join(dir, `model.${k}`, "annotations.json.gz"), gzipSync(JSON.stringify(I.map((x) => ({ instruction: x.instruction, dataset: "toy", output_1: x.ref, output_2: x.outputs[k], preference: String(x.prefs[k]) })))));
+      writeFileSync(
+        join(dir, `model.${k}`, "annotations.json.gz"),
+        gzipSync(
+          JSON.stringify(
+            I.map((x) => ({
+              instruction: x.instruction,
+              dataset: "toy",
+              output_1: x.ref,
+              output_2: x.outputs[k],
+              preference: String(x.prefs[k]),
+            })),
+          ),
+        ),
+      );
     }
     return dir;
   }
@@ -84,7 +106,9 @@ describe("best-of-N", () => {
   it("on the RewardBench subset: random, oracle and length-only figures match the raw files", async () => {
     const prefs = new Map<string, Array<{ p: number; len: number }>>();
     for (const d of readdirSync(BON)) {
-      for (const r of JSON.parse(gunzipSync(readFileSync(join(BON, d, "annotations.json.gz"))).toString("utf8")) as Array<{ instruction: string; output_2: string; preference: string }>) {
+      for (const r of JSON.parse(
+        gunzipSync(readFileSync(join(BON, d, "annotations.json.gz"))).toString("utf8"),
+      ) as Array<{ instruction: string; output_2: string; preference: string }>) {
         const l = prefs.get(r.instruction) ?? [];
         l.push({ p: Number(r.preference) - 1, len: r.output_2.length });
         prefs.set(r.instruction, l);
@@ -98,7 +122,8 @@ describe("best-of-N", () => {
     expect(b.scorer.samples).toBe(440);
     expect(b.randomWinRate).toBeCloseTo(mean(groups.map((g) => mean(g.map((x) => x.p)))), 6);
     expect(b.oracleWinRate).toBeCloseTo(mean(groups.map((g) => Math.max(...g.map((x) => x.p)))), 6);
-    const longest = (g: Array<{ p: number; len: number }>) => mean(g.filter((x) => x.len === Math.max(...g.map((y) => y.len))).map((x) => x.p));
+    const longest = (g: Array<{ p: number; len: number }>) =>
+      mean(g.filter((x) => x.len === Math.max(...g.map((y) => y.len))).map((x) => x.p));
     expect(b.lengthBaseline.top1WinRate).toBeCloseTo(mean(groups.map(longest)), 6);
     expect(Object.keys(b.bySource)).toEqual(["helpful_base", "koala", "oasst", "selfinstruct", "vicuna"]);
   });

@@ -22,7 +22,10 @@ const noBwrap = await probeBwrap();
 /** A routed spec in a temporary folder, with a route file in a sub-folder (relative to the spec). */
 function writeSpecs(dir: string): string {
   mkdirSync(join(dir, "routes"), { recursive: true });
-  writeFileSync(join(dir, "routes/json.yaml"), "name: json-route\ncomponents:\n  - {name: valid, type: json-schema, reference: labels.schema}\n");
+  writeFileSync(
+    join(dir, "routes/json.yaml"),
+    "name: json-route\ncomponents:\n  - {name: valid, type: json-schema, reference: labels.schema}\n",
+  );
   const abs = join(tmp(), "exact.yaml");
   writeFileSync(abs, "name: exact-route\ncomponents: [{name: exact, type: exact}]\n");
   const spec = join(dir, "mixed.yaml");
@@ -63,16 +66,30 @@ describe("routed specs: parsing", () => {
     const f = loadAnySpec(join(dir, "f.yaml")) as RoutedSpec;
     expect(f.routes.get("j")!.name).toBe("json-route");
     writeFileSync(join(dir, "outer.yaml"), "routes:\n  by: t\n  inner: f.yaml\n");
-    expect(() => loadAnySpec(join(dir, "outer.yaml"))).toThrow(`${join(dir, "f.yaml")}:1:1 routes: this spec routes rollouts to sub-specs`);
-    const d = parseAnySpec("routes:\n  default: {components: [{name: exact, type: exact}]}\n  by: task\n  a: {components: [{name: x, type: exact}]}\n", "d.yaml") as RoutedSpec;
+    expect(() => loadAnySpec(join(dir, "outer.yaml"))).toThrow(
+      `${join(dir, "f.yaml")}:1:1 routes: this spec routes rollouts to sub-specs`,
+    );
+    const d = parseAnySpec(
+      "routes:\n  default: {components: [{name: exact, type: exact}]}\n  by: task\n  a: {components: [{name: x, type: exact}]}\n",
+      "d.yaml",
+    ) as RoutedSpec;
     expect([...d.routes.keys()]).toEqual(["a", "default"]);
     expect(d.name).toBe("d");
   });
 
   it("hashes the routing rule and every route: key order and formatting do not change it, a route's option does", () => {
-    const a = parseAnySpec("routes: {by: ds, m: {components: [{name: e, type: exact}]}, n: {components: [{name: e, type: contains}]}}", "a.yaml") as RoutedSpec;
-    const b = parseAnySpec("routes:\n  n:\n    components: [{type: contains, name: e}]\n  m: {components: [{name: e, type: exact}]}\n  by: ds\n", "a.yaml") as RoutedSpec;
-    const c = parseAnySpec("routes: {by: other, m: {components: [{name: e, type: exact}]}, n: {components: [{name: e, type: contains}]}}", "a.yaml") as RoutedSpec;
+    const a = parseAnySpec(
+      "routes: {by: ds, m: {components: [{name: e, type: exact}]}, n: {components: [{name: e, type: contains}]}}",
+      "a.yaml",
+    ) as RoutedSpec;
+    const b = parseAnySpec(
+      "routes:\n  n:\n    components: [{type: contains, name: e}]\n  m: {components: [{name: e, type: exact}]}\n  by: ds\n",
+      "a.yaml",
+    ) as RoutedSpec;
+    const c = parseAnySpec(
+      "routes: {by: other, m: {components: [{name: e, type: exact}]}, n: {components: [{name: e, type: contains}]}}",
+      "a.yaml",
+    ) as RoutedSpec;
     expect(a.hash).toBe(b.hash);
     expect(c.hash).not.toBe(a.hash);
   });
@@ -80,7 +97,9 @@ describe("routed specs: parsing", () => {
   it("a spec without routes is the ordinary spec; loadSpec refuses a routed one, naming the line", () => {
     const plain = parseAnySpec("components: [{name: e, type: exact}]\n", "p.yaml");
     expect(isRoutedSpec(plain)).toBe(false);
-    expect(() => parseSpec("name: x\nroutes:\n  by: ds\n", "r.yaml")).toThrow(/^r\.yaml:2:1 routes: this spec routes rollouts to sub-specs/);
+    expect(() => parseSpec("name: x\nroutes:\n  by: ds\n", "r.yaml")).toThrow(
+      /^r\.yaml:2:1 routes: this spec routes rollouts to sub-specs/,
+    );
   });
 
   it("reports every problem with file, line and field, inside inline routes and inside route files", () => {
@@ -112,7 +131,9 @@ describe("routed specs: parsing", () => {
     expect(lines).toEqual([
       'spec.yaml:2:1 components: "components" cannot sit beside routes: every route is a whole spec with its own components, aggregate, onUnscorable and advantage; move it into the routes',
       "spec.yaml:3:1 routes.by: required: the rollout field whose value picks the route, e.g. by: data_source",
-      expect.stringMatching(/^spec\.yaml:7:9 routes\.math\.components\[0\]\.type: unknown verifier type "no-such-verifier"; known: /),
+      expect.stringMatching(
+        /^spec\.yaml:7:9 routes\.math\.components\[0\]\.type: unknown verifier type "no-such-verifier"; known: /,
+      ),
       "spec.yaml:9:3 routes.gone: route file missing.yaml: cannot read spec: ENOENT",
       "spec.yaml:10:12 routes.nested.routes: routes cannot nest: a route is a single spec",
       "spec.yaml:11:3 routes.number: expected a spec (a mapping with components) or the path of a spec file, relative to this spec",
@@ -121,19 +142,35 @@ describe("routed specs: parsing", () => {
   });
 
   it("refuses to route on the policy's own output (it would choose its judge)", () => {
-    expect(() => parseAnySpec("routes:\n  by: completion.0.content\n  a: {components: [{name: e, type: exact}]}\n", "h.yaml")).toThrow(
+    expect(() =>
+      parseAnySpec("routes:\n  by: completion.0.content\n  a: {components: [{name: e, type: exact}]}\n", "h.yaml"),
+    ).toThrow(
       'h.yaml:2:3 routes.by: "completion.0.content" is the policy\'s own output: a rollout must not choose its judge; route on a field of the dataset (data_source, metadata.*, labels.*)',
     );
   });
 
   it("chooses the route by the field's value as text; without a default an unknown or missing value is named", () => {
-    const r = parseAnySpec("routes: {by: meta.task, '1': {components: [{name: e, type: exact}]}, code: {components: [{name: e, type: exact}]}}", "r.yaml") as RoutedSpec;
+    const r = parseAnySpec(
+      "routes: {by: meta.task, '1': {components: [{name: e, type: exact}]}, code: {components: [{name: e, type: exact}]}}",
+      "r.yaml",
+    ) as RoutedSpec;
     expect(chooseRoute(r, 1)).toMatchObject({ key: "1" });
     expect(chooseRoute(r, "code")).toMatchObject({ key: "code" });
-    expect(chooseRoute(r, "Code")).toEqual({ field: "meta.task", message: 'no route for meta.task "Code" and no default route; routes: 1, code' });
-    expect(chooseRoute(r, undefined)).toEqual({ field: "meta.task", message: "no meta.task: the spec routes by it and has no default route; routes: 1, code" });
-    expect(chooseRoute(r, { a: 1 })).toMatchObject({ message: expect.stringContaining("a object (route values are strings, numbers or booleans)") });
-    const d = parseAnySpec("routes: {by: t, a: {components: [{name: e, type: exact}]}, default: {components: [{name: f, type: contains}]}}", "d.yaml") as RoutedSpec;
+    expect(chooseRoute(r, "Code")).toEqual({
+      field: "meta.task",
+      message: 'no route for meta.task "Code" and no default route; routes: 1, code',
+    });
+    expect(chooseRoute(r, undefined)).toEqual({
+      field: "meta.task",
+      message: "no meta.task: the spec routes by it and has no default route; routes: 1, code",
+    });
+    expect(chooseRoute(r, { a: 1 })).toMatchObject({
+      message: expect.stringContaining("a object (route values are strings, numbers or booleans)"),
+    });
+    const d = parseAnySpec(
+      "routes: {by: t, a: {components: [{name: e, type: exact}]}, default: {components: [{name: f, type: contains}]}}",
+      "d.yaml",
+    ) as RoutedSpec;
     expect(chooseRoute(d, "zzz")).toMatchObject({ key: "default" });
     expect(chooseRoute(d, null)).toMatchObject({ key: "default" });
     expect(chooseRoute(d, "default")).toMatchObject({ key: "default" });
@@ -155,7 +192,10 @@ describe("routed specs: scoreBatch", () => {
     batch.forEach((r, i) => {
       if (r.data_source === "trivia") {
         expect(b.scores[i]).toBeNull();
-        expect(b.problems[i]).toEqual({ field: "data_source", message: 'no route for data_source "trivia" and no default route; routes: json, qa, tool, ifeval' });
+        expect(b.problems[i]).toEqual({
+          field: "data_source",
+          message: 'no route for data_source "trivia" and no default route; routes: json, qa, tool, ifeval',
+        });
       } else expect(b.routes[i]).toBe(r.data_source);
     });
     // each route alone, through the ordinary scorer
@@ -185,7 +225,10 @@ describe("routed specs: scoreBatch", () => {
   });
 
   it("a group that spans routes keeps its rewards but gets no advantage, with a warning naming it", async () => {
-    const spec = parseAnySpec("routes: {by: t, a: {components: [{name: e, type: exact}]}, b: {components: [{name: e, type: contains}]}}", "s.yaml") as RoutedSpec;
+    const spec = parseAnySpec(
+      "routes: {by: t, a: {components: [{name: e, type: exact}]}, b: {components: [{name: e, type: contains}]}}",
+      "s.yaml",
+    ) as RoutedSpec;
     const rs: Rollout[] = [
       { id: "1", group: "g", t: "a", completion: "x", reference: "x" },
       { id: "2", group: "g", t: "b", completion: "y", reference: "x" },
@@ -206,10 +249,14 @@ describe("routed specs: scoreBatch", () => {
 
 describe("routed specs: advantages per route, or batch-wide with the routed spec's own advantage block", () => {
   const rs = rows.filter((r) => r.data_source === "tool" || r.data_source === "trivia"); // 8 singleton tool groups + 1 trivia pair
-  const routesText = "  by: data_source\n  tool: {components: [{name: call, type: tool-call}], advantage: {estimator: reinforce_pp_baseline}}\n  default: {components: [{name: exact, type: exact}], advantage: {estimator: reinforce_pp_baseline}}\n";
+  const routesText =
+    "  by: data_source\n  tool: {components: [{name: call, type: tool-call}], advantage: {estimator: reinforce_pp_baseline}}\n  default: {components: [{name: exact, type: exact}], advantage: {estimator: reinforce_pp_baseline}}\n";
   it("per route: REINFORCE++-baseline whitens over the route's rollouts; batch-wide: over all ten (library and CLI agree)", async () => {
     const per = parseAnySpec(`routes:\n${routesText}`, "per.yaml") as RoutedSpec;
-    const wide = parseAnySpec(`advantage: {estimator: reinforce_pp_baseline}\nroutes:\n${routesText}`, "wide.yaml") as RoutedSpec;
+    const wide = parseAnySpec(
+      `advantage: {estimator: reinforce_pp_baseline}\nroutes:\n${routesText}`,
+      "wide.yaml",
+    ) as RoutedSpec;
     const trivia = rs.map((r, i) => (r.data_source === "trivia" ? i : -1)).filter((i) => i >= 0);
     const run = async (spec: RoutedSpec): Promise<RoutedBatchScore> => {
       const scorer = createRoutedScorer(spec, { concurrency: 1 });
@@ -222,41 +269,87 @@ describe("routed specs: advantages per route, or batch-wide with the routed spec
     // trivia rewards (1, 0): group-centred ±0.5; every tool rollout is a singleton (0). Whitened with the unbiased
     // std: over the trivia route alone √(0.5/1); over the whole batch √(0.5/9)
     const a = await run(per);
-    expect(trivia.map((i) => a.advantages[i])).toEqual([expect.closeTo(0.5 / Math.sqrt(0.5), 6), expect.closeTo(-0.5 / Math.sqrt(0.5), 6)]);
+    expect(trivia.map((i) => a.advantages[i])).toEqual([
+      expect.closeTo(0.5 / Math.sqrt(0.5), 6),
+      expect.closeTo(-0.5 / Math.sqrt(0.5), 6),
+    ]);
     const b = await run(wide);
-    expect(trivia.map((i) => b.advantages[i])).toEqual([expect.closeTo(0.5 / Math.sqrt(0.5 / 9), 6), expect.closeTo(-0.5 / Math.sqrt(0.5 / 9), 6)]);
+    expect(trivia.map((i) => b.advantages[i])).toEqual([
+      expect.closeTo(0.5 / Math.sqrt(0.5 / 9), 6),
+      expect.closeTo(-0.5 / Math.sqrt(0.5 / 9), 6),
+    ]);
     expect(b.scores.map((s) => s!.reward)).toEqual(a.scores.map((s) => s!.reward));
     const dir = tmp();
     writeFileSync(join(dir, "wide.yaml"), `advantage: {estimator: reinforce_pp_baseline}\nroutes:\n${routesText}`);
     writeFileSync(join(dir, "in.jsonl"), rs.map((r) => JSON.stringify(r)).join("\n") + "\n");
-    const r = cli(["score", join(dir, "in.jsonl"), "--spec", join(dir, "wide.yaml"), "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    const r = cli([
+      "score",
+      join(dir, "in.jsonl"),
+      "--spec",
+      join(dir, "wide.yaml"),
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.code).toBe(0);
-    expect(readJsonl<{ advantage: number }>(join(dir, "out.jsonl")).map((o) => o.advantage)).toEqual(Array.from(b.advantages));
-    const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8")) as { advantage: { estimator: string }; routes: Record<string, { advantage: { estimator: string } }> };
+    expect(readJsonl<{ advantage: number }>(join(dir, "out.jsonl")).map((o) => o.advantage)).toEqual(
+      Array.from(b.advantages),
+    );
+    const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8")) as {
+      advantage: { estimator: string };
+      routes: Record<string, { advantage: { estimator: string } }>;
+    };
     expect(s.advantage.estimator).toBe("reinforce_pp_baseline (batch-wide, over every route)");
     expect(s.routes.tool!.advantage.estimator).toBe("reinforce_pp_baseline (batch-wide)");
   });
 
   it("a batch-wide block is validated like a spec's, and refuses estimators that decompose the reward by component", () => {
-    expect(() => parseAnySpec(`advantage: {estimator: gdpo}\nroutes:\n${routesText}`, "w.yaml")).toThrow(/^w\.yaml:1:13 advantage\.estimator: gdpo decomposes the reward by component/);
-    expect(() => parseAnySpec(`advantage: {estimator: grpo, std: sometimes}\nroutes:\n${routesText}`, "w.yaml")).toThrow(/^w\.yaml:1:30 advantage\.std: expected one of/);
+    expect(() => parseAnySpec(`advantage: {estimator: gdpo}\nroutes:\n${routesText}`, "w.yaml")).toThrow(
+      /^w\.yaml:1:13 advantage\.estimator: gdpo decomposes the reward by component/,
+    );
+    expect(() =>
+      parseAnySpec(`advantage: {estimator: grpo, std: sometimes}\nroutes:\n${routesText}`, "w.yaml"),
+    ).toThrow(/^w\.yaml:1:30 advantage\.std: expected one of/);
   });
 });
 
 describe.skipIf(noBwrap)("routed specs: rewardkit score and check on the example's mixed batch", () => {
   it("scores examples/data/mixed-rollouts.jsonl with examples/routing.yaml: per-route and overall summaries by hand", () => {
     const dir = tmp();
-    const r = cli(["score", MIXED, "--spec", "examples/routing.yaml", "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q", "--concurrency", "1"]);
+    const r = cli([
+      "score",
+      MIXED,
+      "--spec",
+      "examples/routing.yaml",
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+      "--concurrency",
+      "1",
+    ]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const out = readJsonl<{ id: string; route: string; reward: number; advantage: number | null; labels?: Record<string, unknown> }>(join(dir, "out.jsonl"));
+    const out = readJsonl<{
+      id: string;
+      route: string;
+      reward: number;
+      advantage: number | null;
+      labels?: Record<string, unknown>;
+    }>(join(dir, "out.jsonl"));
     expect(out.map((o) => o.id)).toEqual(rows.map((x) => x.id)); // input order
     expect(out.map((o) => o.route)).toEqual(rows.map((x) => (x.data_source === "trivia" ? "default" : x.data_source)));
     const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8")) as {
       count: number;
       reward: { mean: number };
       passHatK: Record<string, number>;
-      routes: Record<string, { count: number; spec: { name: string }; reward: { mean: number }; advantage: { estimator: string } }>;
+      routes: Record<
+        string,
+        { count: number; spec: { name: string }; reward: { mean: number }; advantage: { estimator: string } }
+      >;
       components: Record<string, { mean: number }>;
     };
     const counts = Object.fromEntries(Object.entries(s.routes).map(([k, v]) => [k, v.count]));
@@ -285,7 +378,9 @@ describe.skipIf(noBwrap)("routed specs: rewardkit score and check on the example
     expect(c.stdout).toMatch(/\nmath +math-rlvr +accuracy, format, overlong +grpo +examples\/math\.yaml\n/);
     expect(c.stdout).toMatch(/\ndefault \(any other value\) +exact-answer +exact +grpo +inline\n/);
     expect(c.stdout).toContain("\nroute tool: spec tool-use (hash ");
-    const j = JSON.parse(cli(["check", "examples/routing.yaml", "--json"]).stdout) as { routes: { by: string; json: { components: Array<{ reference?: string }> } } };
+    const j = JSON.parse(cli(["check", "examples/routing.yaml", "--json"]).stdout) as {
+      routes: { by: string; json: { components: Array<{ reference?: string }> } };
+    };
     expect(j.routes.by).toBe("data_source");
     expect(j.routes.json.components[0]!.reference).toBe("labels.schema");
   });
@@ -299,21 +394,45 @@ describe("routed specs: rewardkit score without a default route", () => {
     const trivia = rows.find((x) => x.data_source === "trivia")!;
     const picked = [rows.find((x) => x.data_source === "tool")!, trivia, { ...trivia, id: "qa-1", data_source: "qa" }];
     writeFileSync(input, picked.map((x) => JSON.stringify(x)).join("\n") + "\nnot json\n");
-    const r = cli(["score", input, "--spec", spec, "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    const r = cli([
+      "score",
+      input,
+      "--spec",
+      spec,
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`skipped ${input}:2 data_source: no route for data_source "trivia" and no default route; routes: json, qa, tool, ifeval\n`);
+    expect(r.stderr).toContain(
+      `skipped ${input}:2 data_source: no route for data_source "trivia" and no default route; routes: json, qa, tool, ifeval\n`,
+    );
     expect(r.stderr).toContain(`skipped ${input}:4: invalid JSON`);
-    expect(r.stderr).toContain('warning: 1 rollouts had no route (data_source: "trivia" (1)) and were skipped; add a route or a default route');
+    expect(r.stderr).toContain(
+      'warning: 1 rollouts had no route (data_source: "trivia" (1)) and were skipped; add a route or a default route',
+    );
     const out = readJsonl<{ id: string; reward: number; route: string }>(join(dir, "out.jsonl"));
     expect(out.map((o) => [o.id, o.reward, o.route])).toEqual([
       ["simple_python_0", 1, "tool"],
       ["qa-1", 1, "qa"],
     ]);
-    const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8")) as { count: number; malformed: number; unrouted: unknown; routes: Record<string, { count: number }> };
+    const s = JSON.parse(readFileSync(join(dir, "s.json"), "utf8")) as {
+      count: number;
+      malformed: number;
+      unrouted: unknown;
+      routes: Record<string, { count: number }>;
+    };
     expect(s.count).toBe(2);
     expect(s.malformed).toBe(2);
     expect(s.unrouted).toEqual({ count: 1, values: { trivia: 1 } });
-    expect(Object.fromEntries(Object.entries(s.routes).map(([k, v]) => [k, v.count]))).toEqual({ json: 0, qa: 1, tool: 1, ifeval: 0 });
+    expect(Object.fromEntries(Object.entries(s.routes).map(([k, v]) => [k, v.count]))).toEqual({
+      json: 0,
+      qa: 1,
+      tool: 1,
+      ifeval: 0,
+    });
     const strict = cli(["score", input, "--spec", spec, "--strict", "-q"]);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toContain(`${input}:2 data_source: no route for data_source "trivia"`);
@@ -346,45 +465,103 @@ describe("routed specs: one server for every route", () => {
   });
 
   it("/v1/score: each rollout by its route, as scoreBatch gives it; an unknown value is an error entry naming it", async () => {
-    const res = await fetch(`${srv.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rollouts: batch }) });
+    const res = await fetch(`${srv.url}/v1/score`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ rollouts: batch }),
+    });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { spec: { name: string; hash: string }; results: Array<{ id: string; reward: number | null; route: string | null; advantage: number | null; error?: { field: string; message: string }; components: Record<string, unknown> | null }> };
+    const body = (await res.json()) as {
+      spec: { name: string; hash: string };
+      results: Array<{
+        id: string;
+        reward: number | null;
+        route: string | null;
+        advantage: number | null;
+        error?: { field: string; message: string };
+        components: Record<string, unknown> | null;
+      }>;
+    };
     expect(body.spec).toEqual({ name: "served", hash: spec.hash });
     const scorer = createRoutedScorer(spec, { concurrency: 1 });
     const lib = await scoreBatch(scorer, batch);
     await scorer.close();
-    expect(body.results.map((r) => [r.id, r.reward, r.route])).toEqual(batch.map((r, i) => [r.id, lib.scores[i]?.reward ?? null, lib.routes[i]]));
-    expect(body.results.map((r) => r.advantage)).toEqual(Array.from(lib.advantages, (a) => (Number.isNaN(a) ? null : a)));
+    expect(body.results.map((r) => [r.id, r.reward, r.route])).toEqual(
+      batch.map((r, i) => [r.id, lib.scores[i]?.reward ?? null, lib.routes[i]]),
+    );
+    expect(body.results.map((r) => r.advantage)).toEqual(
+      Array.from(lib.advantages, (a) => (Number.isNaN(a) ? null : a)),
+    );
     const stray = body.results.at(-1)!;
-    expect(stray).toMatchObject({ id: "stray", reward: null, route: null, error: { field: `rollouts[${batch.length - 1}].metadata.data_source`, message: expect.stringContaining('no route for metadata.data_source "poetry"') } });
+    expect(stray).toMatchObject({
+      id: "stray",
+      reward: null,
+      route: null,
+      error: {
+        field: `rollouts[${batch.length - 1}].metadata.data_source`,
+        message: expect.stringContaining('no route for metadata.data_source "poetry"'),
+      },
+    });
     expect(Object.keys(body.results[0]!.components!)).toEqual(["valid"]);
     expect(Object.keys(body.results[5]!.components!)).toEqual(["call"]);
   });
 
   it("/v1/spec lists the routes and every route's component names (the verl client's keys); /healthz names the routed spec", async () => {
-    const s = (await (await fetch(`${srv.url}/v1/spec`)).json()) as { name: string; by: string; routes: string[]; components: string[] };
-    expect(s).toMatchObject({ name: "served", by: "metadata.data_source", routes: ["json", "tool", "exact"], components: ["valid", "call", "exact"] });
-    expect(((await (await fetch(`${srv.url}/healthz`)).json()) as { spec: unknown }).spec).toEqual({ name: "served", hash: spec.hash });
+    const s = (await (await fetch(`${srv.url}/v1/spec`)).json()) as {
+      name: string;
+      by: string;
+      routes: string[];
+      components: string[];
+    };
+    expect(s).toMatchObject({
+      name: "served",
+      by: "metadata.data_source",
+      routes: ["json", "tool", "exact"],
+      components: ["valid", "call", "exact"],
+    });
+    expect(((await (await fetch(`${srv.url}/healthz`)).json()) as { spec: unknown }).spec).toEqual({
+      name: "served",
+      hash: spec.hash,
+    });
   });
 
   it("/get_reward (OpenRLHF): routes on a JSON label; per-route extra_logs; no route → 0.0 flagged in no_route", async () => {
-    const byLabel = parseAnySpec("routes: {by: reference.task, exact: {components: [{name: exact, type: exact, reference: reference.answer}]}, contains: {components: [{name: has, type: contains, reference: reference.answer}]}}", "l.yaml") as RoutedSpec;
+    const byLabel = parseAnySpec(
+      "routes: {by: reference.task, exact: {components: [{name: exact, type: exact, reference: reference.answer}]}, contains: {components: [{name: has, type: contains, reference: reference.answer}]}}",
+      "l.yaml",
+    ) as RoutedSpec;
     const s2 = await startServer(byLabel, { port: 0, concurrency: 1 });
     try {
       const res = await fetch(`${s2.url}/get_reward`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
-          query: ["Q: capital?\nA: Paris", "Q: capital?\nA: It is Paris.", "Q: capital?\nA: It is Paris.", "Q: x\nA: y"],
+          query: [
+            "Q: capital?\nA: Paris",
+            "Q: capital?\nA: It is Paris.",
+            "Q: capital?\nA: It is Paris.",
+            "Q: x\nA: y",
+          ],
           prompts: ["Q: capital?\nA:", "Q: capital?\nA:", "Q: capital?\nA:", "Q: x\nA:"],
-          labels: [{ task: "exact", answer: "Paris" }, { task: "exact", answer: "Paris" }, { task: "contains", answer: "Paris" }, { task: "poem", answer: "y" }],
+          labels: [
+            { task: "exact", answer: "Paris" },
+            { task: "exact", answer: "Paris" },
+            { task: "contains", answer: "Paris" },
+            { task: "poem", answer: "y" },
+          ],
         }),
       });
       expect(res.status).toBe(200);
       const b = (await res.json()) as { rewards: number[]; scores: number[]; extra_logs: Record<string, number[]> };
       expect(b.rewards).toEqual([1, 0, 1, 0]);
       expect(b.scores).toEqual([1, 0, 1, 0]);
-      expect(b.extra_logs).toEqual({ no_route: [0, 0, 0, 1], "route/exact": [1, 1, 0, 0], "exact/exact": [1, 0, 0, 0], "route/contains": [0, 0, 1, 0], "contains/has": [0, 0, 1, 0] });
+      expect(b.extra_logs).toEqual({
+        no_route: [0, 0, 0, 1],
+        "route/exact": [1, 1, 0, 0],
+        "exact/exact": [1, 0, 0, 0],
+        "route/contains": [0, 0, 1, 0],
+        "contains/has": [0, 0, 1, 0],
+      });
     } finally {
       await s2.shutdown();
     }

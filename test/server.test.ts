@@ -28,8 +28,17 @@ interface Result {
   error?: { field: string; message: string };
 }
 
-async function post(base: string, path: string, body: unknown, headers: Record<string, string> = AUTH): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
-  const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+async function post(
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = AUTH,
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(base + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers };
 }
@@ -37,7 +46,10 @@ async function post(base: string, path: string, body: unknown, headers: Record<s
 /** A spec whose one component backtracks catastrophically: every rollout runs until its 300 ms deadline. */
 function slowSpec(dir: string): string {
   const path = join(dir, "slow.yaml");
-  writeFileSync(path, 'name: slow\ncomponents:\n  - name: slow\n    type: regex\n    pattern: "^(a+)+$"\n    timeoutMs: 300\n');
+  writeFileSync(
+    path,
+    'name: slow\ncomponents:\n  - name: slow\n    type: regex\n    pattern: "^(a+)+$"\n    timeoutMs: 300\n',
+  );
   return path;
 }
 const SLOW = "a".repeat(40) + "b";
@@ -70,16 +82,32 @@ describe("reward server, math spec", () => {
     const h = await fetch(`${base}/healthz`);
     expect(h.status).toBe(200);
     expect(((await h.json()) as { status: string }).status).toBe("ok");
-    for (const [path, method] of [["/v1/spec", "GET"], ["/metrics", "GET"], ["/v1/score", "POST"], ["/get_reward", "POST"], ["/v1/advantages", "POST"], ["/nope", "GET"]] as const) {
+    for (const [path, method] of [
+      ["/v1/spec", "GET"],
+      ["/metrics", "GET"],
+      ["/v1/score", "POST"],
+      ["/get_reward", "POST"],
+      ["/v1/advantages", "POST"],
+      ["/nope", "GET"],
+    ] as const) {
       const none = await fetch(base + path, { method, body: method === "POST" ? "{}" : undefined });
       expect(none.status, path).toBe(401);
       expect(none.headers.get("www-authenticate")).toContain("Bearer");
-      const wrong = await fetch(base + path, { method, headers: { Authorization: "Bearer nope" }, body: method === "POST" ? "{}" : undefined });
+      const wrong = await fetch(base + path, {
+        method,
+        headers: { Authorization: "Bearer nope" },
+        body: method === "POST" ? "{}" : undefined,
+      });
       expect(wrong.status, path).toBe(401);
       expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
     }
     const spec = await fetch(`${base}/v1/spec`, { headers: AUTH });
-    const s = (await spec.json()) as { name: string; hash: string; components: string[]; limits: { max_rollouts: number } };
+    const s = (await spec.json()) as {
+      name: string;
+      hash: string;
+      components: string[];
+      limits: { max_rollouts: number };
+    };
     expect(s.name).toBe("math-rlvr");
     expect(s.hash).toMatch(/^[0-9a-f]{16}$/);
     expect(s.components).toEqual(["accuracy", "format", "overlong"]);
@@ -93,7 +121,15 @@ describe("reward server, math spec", () => {
       { group: "g", completion: "no idea", reference: "42" },
       { id: "bad", group: "g" },
       "not an object",
-      { id: 7, prompt: "other", completion: [{ role: "user", content: "q" }, { role: "assistant", content: "\\boxed{42}" }], reference: "42" },
+      {
+        id: 7,
+        prompt: "other",
+        completion: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: "\\boxed{42}" },
+        ],
+        reference: "42",
+      },
     ];
     const r = await post(base, "/v1/score", { rollouts, step: 3 });
     expect(r.status).toBe(200);
@@ -111,14 +147,22 @@ describe("reward server, math spec", () => {
     const std = Math.sqrt(1 / 3);
     expect(a.advantage).toBeCloseTo((1 - 1 / 3) / (std + 1e-6), 9);
     expect(b.advantage).toBeCloseTo(-1 / 3 / (std + 1e-6), 9);
-    expect(bad).toMatchObject({ reward: null, components: null, advantage: null, error: { field: "rollouts[3].completion", message: "missing" } });
+    expect(bad).toMatchObject({
+      reward: null,
+      components: null,
+      advantage: null,
+      error: { field: "rollouts[3].completion", message: "missing" },
+    });
     expect(notObj.error!.message).toContain("JSON object");
     expect(chat.reward).toBe(1);
     expect(chat.advantage).toBe(0); // a singleton group
   });
 
   it("details: false drops per-component details", async () => {
-    const r = await post(base, "/v1/score", { rollouts: [{ id: "a", group: "g", completion: "\\boxed{42}", reference: "42" }], details: false });
+    const r = await post(base, "/v1/score", {
+      rollouts: [{ id: "a", group: "g", completion: "\\boxed{42}", reference: "42" }],
+      details: false,
+    });
     const comp = (r.json.results as Result[])[0]!.components!;
     for (const c of Object.values(comp)) expect(c.details).toBeUndefined();
   });
@@ -143,12 +187,15 @@ describe("reward server, math spec", () => {
     expect(empty.status).toBe(400);
     const orl = await post(base, "/get_reward", { query: ["a", "b"], prompts: ["a"] });
     expect(orl.status).toBe(400);
-    expect((orl.json.error as { message: string }).message).toContain("prompts: expected an array of the same length as query (2)");
+    expect((orl.json.error as { message: string }).message).toContain(
+      "prompts: expected an array of the same length as query (2)",
+    );
   });
 
   it("POST /get_reward (OpenRLHF): strips the prompt and end-of-turn tokens, labels become references", async () => {
     const qwenPrompt = "<|im_start|>user\nWhat is 6*7?<|im_end|>\n<|im_start|>assistant\n";
-    const llamaPrompt = "<|start_header_id|>user<|end_header_id|>\n\nWhat is 6*7?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n";
+    const llamaPrompt =
+      "<|start_header_id|>user<|end_header_id|>\n\nWhat is 6*7?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n";
     const body = {
       query: [
         qwenPrompt + "So the answer is \\boxed{42}.<|im_end|>",
@@ -164,7 +211,14 @@ describe("reward server, math spec", () => {
     const j = r.json as { rewards: number[]; scores: number[]; extra_logs: Record<string, number[]> };
     expect(j.rewards).toEqual([1, 0, 1, 0]);
     expect(j.scores).toEqual(j.rewards);
-    expect(Object.keys(j.extra_logs)).toEqual(["accuracy", "accuracy_unscorable", "format", "format_unscorable", "overlong", "overlong_unscorable"]);
+    expect(Object.keys(j.extra_logs)).toEqual([
+      "accuracy",
+      "accuracy_unscorable",
+      "format",
+      "format_unscorable",
+      "overlong",
+      "overlong_unscorable",
+    ]);
     expect(j.extra_logs.accuracy).toEqual([1, 0, 1, 0]);
     expect(j.extra_logs.accuracy_unscorable).toEqual([0, 0, 0, 1]); // no label → no_reference
     expect(j.extra_logs.format).toEqual([0, 0, 1, 0]); // "<think>…</think> answer" after stripping
@@ -192,14 +246,20 @@ describe("reward server, math spec", () => {
     const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
       const qwenPrompt = "<|im_start|>user\nWhat is 6*7?<|im_end|>\n<|im_start|>assistant\n";
-      const body = { query: [qwenPrompt + "<|im_end|>", qwenPrompt + "\\boxed{42}<|im_end|>", qwenPrompt + "  <|im_end|>"], prompts: [qwenPrompt, qwenPrompt, qwenPrompt], labels: ["42", "42", "42"] };
+      const body = {
+        query: [qwenPrompt + "<|im_end|>", qwenPrompt + "\\boxed{42}<|im_end|>", qwenPrompt + "  <|im_end|>"],
+        prompts: [qwenPrompt, qwenPrompt, qwenPrompt],
+        labels: ["42", "42", "42"],
+      };
       const first = await post(base, "/get_reward", body);
       expect(first.status).toBe(200);
       expect((first.json as { rewards: number[] }).rewards).toEqual([0, 1, 0]);
       expect((await post(base, "/get_reward", body)).status).toBe(200); // within the interval: counted, not logged
       const lines = write.mock.calls.map((c) => String(c[0])).filter((l) => l.includes("/get_reward:"));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^rewardkit serve: \/get_reward: 2 of 3 responses recovered empty from query \(first: query\[0\], located by prompt\)/);
+      expect(lines[0]).toMatch(
+        /^rewardkit serve: \/get_reward: 2 of 3 responses recovered empty from query \(first: query\[0\], located by prompt\)/,
+      );
     } finally {
       write.mockRestore();
     }
@@ -224,7 +284,10 @@ describe("reward server, math spec", () => {
     expect(res[3]!.advantage).toBeNull();
     expect((r.json.estimator as { options: { epsilon: number } }).options.epsilon).toBe(1e-4);
     const dflt = await post(base, "/v1/advantages", { rollouts: rollouts.slice(0, 2) });
-    expect((dflt.json.results as Array<{ advantage: number }>)[0]!.advantage).toBeCloseTo(0.5 / (Math.SQRT1_2 + 1e-6), 12);
+    expect((dflt.json.results as Array<{ advantage: number }>)[0]!.advantage).toBeCloseTo(
+      0.5 / (Math.SQRT1_2 + 1e-6),
+      12,
+    );
     const unknown = await post(base, "/v1/advantages", { rollouts, estimator: "nope" });
     expect(unknown.status).toBe(400);
     expect((unknown.json.error as { message: string }).message).toContain("known: ");
@@ -237,7 +300,14 @@ describe("reward server, math spec", () => {
     const res = await fetch(`${base}/metrics`, { headers: AUTH });
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
-    for (const name of ["rewardkit_requests_total", "rewardkit_request_duration_seconds", "rewardkit_rollouts_scored_total", "rewardkit_unscorable_total", "rewardkit_queue_depth", "rewardkit_cache_hit_ratio"]) {
+    for (const name of [
+      "rewardkit_requests_total",
+      "rewardkit_request_duration_seconds",
+      "rewardkit_rollouts_scored_total",
+      "rewardkit_unscorable_total",
+      "rewardkit_queue_depth",
+      "rewardkit_cache_hit_ratio",
+    ]) {
       expect(text).toMatch(new RegExp(`^# TYPE ${name} `, "m"));
     }
     expect(text).toMatch(/^rewardkit_requests_total\{route="\/v1\/score",code="200"\} \d+$/m);
@@ -247,20 +317,27 @@ describe("reward server, math spec", () => {
     const ratio = Number(/^rewardkit_cache_hit_ratio (\S+)$/m.exec(text)![1]);
     expect(ratio).toBeGreaterThan(0);
     // every sample line is `name{labels} value`
-    for (const line of text.trim().split("\n")) if (!line.startsWith("#")) expect(line).toMatch(/^[a-z_:][a-z0-9_:]*(\{[^}]*\})? \S+$/);
+    for (const line of text.trim().split("\n"))
+      if (!line.startsWith("#")) expect(line).toMatch(/^[a-z_:][a-z0-9_:]*(\{[^}]*\})? \S+$/);
   });
 
-  it.skipIf(!hasPython)("Python client: clients/python/test_client.py passes against this server (verl, TRL, verifiers shims; retries; auth)", async () => {
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn("python3", [join(ROOT, "clients/python/test_client.py")], { cwd: ROOT, env: { ...process.env, REWARDKIT_URL: base, REWARDKIT_TOKEN: TOKEN } });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-      child.on("exit", (code) => resolve({ code, out }));
-    });
-    expect(r.out).toMatch(/Ran \d+ tests/);
-    expect(r.code, r.out).toBe(0);
-  });
+  it.skipIf(!hasPython)(
+    "Python client: clients/python/test_client.py passes against this server (verl, TRL, verifiers shims; retries; auth)",
+    async () => {
+      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn("python3", [join(ROOT, "clients/python/test_client.py")], {
+          cwd: ROOT,
+          env: { ...process.env, REWARDKIT_URL: base, REWARDKIT_TOKEN: TOKEN },
+        });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+        child.on("exit", (code) => resolve({ code, out }));
+      });
+      expect(r.out).toMatch(/Ran \d+ tests/);
+      expect(r.code, r.out).toBe(0);
+    },
+  );
 });
 
 describe("reward server limits", () => {
@@ -268,7 +345,14 @@ describe("reward server limits", () => {
   let base: string;
   beforeAll(async () => {
     const spec = loadSpec(slowSpec(tmp()));
-    srv = await startServer(spec, { port: 0, concurrency: 1, maxRollouts: 4, maxQueue: 8, maxBodyBytes: 4000, rolloutTimeoutMs: 700 });
+    srv = await startServer(spec, {
+      port: 0,
+      concurrency: 1,
+      maxRollouts: 4,
+      maxQueue: 8,
+      maxBodyBytes: 4000,
+      rolloutTimeoutMs: 700,
+    });
     base = srv.url;
   });
   afterAll(async () => {
@@ -276,21 +360,43 @@ describe("reward server limits", () => {
   });
 
   it("413 past the body size and the rollouts per request", async () => {
-    const big = await post(base, "/v1/score", { rollouts: [{ id: "a", group: "g", completion: "x".repeat(5000) }] }, { "content-type": "application/json" });
+    const big = await post(
+      base,
+      "/v1/score",
+      { rollouts: [{ id: "a", group: "g", completion: "x".repeat(5000) }] },
+      { "content-type": "application/json" },
+    );
     expect(big.status).toBe(413);
     expect((big.json.error as { code: string }).code).toBe("too_large");
     // chunked (no content-length): counted while streaming
-    const chunks = [new TextEncoder().encode('{"rollouts": [{"id": "a", "group": "g", "completion": "'), new TextEncoder().encode("y".repeat(5000) + '"}]}')];
-    const stream = new ReadableStream<Uint8Array>({ pull: (ctl) => (chunks.length ? ctl.enqueue(chunks.shift()!) : ctl.close()) });
-    const chunked = await fetch(`${base}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" });
+    const chunks = [
+      new TextEncoder().encode('{"rollouts": [{"id": "a", "group": "g", "completion": "'),
+      new TextEncoder().encode("y".repeat(5000) + '"}]}'),
+    ];
+    const stream = new ReadableStream<Uint8Array>({
+      pull: (ctl) => (chunks.length ? ctl.enqueue(chunks.shift()!) : ctl.close()),
+    });
+    const chunked = await fetch(`${base}/v1/score`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    });
     expect(chunked.status).toBe(413);
-    const many = await post(base, "/v1/score", { rollouts: Array.from({ length: 5 }, (_, i) => ({ id: i, group: "g", completion: "x" })) }, {});
+    const many = await post(
+      base,
+      "/v1/score",
+      { rollouts: Array.from({ length: 5 }, (_, i) => ({ id: i, group: "g", completion: "x" })) },
+      {},
+    );
     expect(many.status).toBe(413);
     expect((many.json.error as { message: string }).message).toContain("5 exceeds the limit of 4");
   });
 
   it("a full queue answers 429 with Retry-After; the per-rollout deadline answers unscorable timeouts, never hangs", async () => {
-    const slow = (p: string) => ({ rollouts: Array.from({ length: 4 }, (_, i) => ({ id: `${p}${i}`, group: "g", completion: SLOW })) });
+    const slow = (p: string) => ({
+      rollouts: Array.from({ length: 4 }, (_, i) => ({ id: `${p}${i}`, group: "g", completion: SLOW })),
+    });
     const t0 = performance.now();
     const first = post(base, "/v1/score", slow("a"), {});
     const second = post(base, "/v1/score", slow("b"), {});
@@ -303,7 +409,8 @@ describe("reward server limits", () => {
     expect(performance.now() - t0).toBeLessThan(3000);
     for (const r of [r1, r2]) {
       expect(r.status).toBe(200);
-      for (const x of r.json.results as Result[]) expect(x.components!.slow).toMatchObject({ score: null, status: "unscorable", reason: "timeout" });
+      for (const x of r.json.results as Result[])
+        expect(x.components!.slow).toMatchObject({ score: null, status: "unscorable", reason: "timeout" });
     }
     // the first rollout hit its component deadline (300 ms); the queued ones hit the rollout deadline (700 ms)
     const details = (r2.json.results as Result[]).map((x) => x.components!.slow!.details);
@@ -316,8 +423,15 @@ describe("reward server limits", () => {
 });
 
 describe("rewardkit serve (CLI process)", () => {
-  function startCli(args: string[], env: Record<string, string> = {}): Promise<{ child: ReturnType<typeof spawn>; port: number; stderr: () => string }> {
-    const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--port", "0", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  function startCli(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ child: ReturnType<typeof spawn>; port: number; stderr: () => string }> {
+    const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--port", "0", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let err = "";
     return new Promise((resolve, reject) => {
       child.stderr.on("data", (d: Buffer) => {
@@ -330,12 +444,19 @@ describe("rewardkit serve (CLI process)", () => {
   }
 
   it("takes the token from REWARDKIT_TOKEN; SIGTERM drains in-flight work, refuses new connections, then exits 0", async () => {
-    const { child, port, stderr } = await startCli(["--spec", slowSpec(tmp()), "-j", "1"], { REWARDKIT_TOKEN: "env-token" });
+    const { child, port, stderr } = await startCli(["--spec", slowSpec(tmp()), "-j", "1"], {
+      REWARDKIT_TOKEN: "env-token",
+    });
     const base = `http://127.0.0.1:${port}`;
     const auth = { Authorization: "Bearer env-token" };
     expect((await fetch(`${base}/v1/spec`)).status).toBe(401);
     expect((await fetch(`${base}/v1/spec`, { headers: auth })).status).toBe(200);
-    const inflight = post(base, "/v1/score", { rollouts: [0, 1].map((i) => ({ id: `s${i}`, group: "g", completion: SLOW })) }, auth);
+    const inflight = post(
+      base,
+      "/v1/score",
+      { rollouts: [0, 1].map((i) => ({ id: `s${i}`, group: "g", completion: SLOW })) },
+      auth,
+    );
     await queueDepth(base, 2, auth);
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
@@ -349,26 +470,37 @@ describe("rewardkit serve (CLI process)", () => {
   });
 
   it("a spec that does not load exits 1 naming the file", () => {
-    const bad = spawnSync(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", "examples/nope.yaml"], { cwd: ROOT, encoding: "utf8" });
+    const bad = spawnSync(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", "examples/nope.yaml"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("nope.yaml");
   });
 
   it("a --cache-size that is not a non-negative integer exits 1 (it used to disable the cache silently)", () => {
     for (const v of ["abc", "-1", "1.5"]) {
-      const bad = spawnSync(process.execPath, [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", "examples/math.yaml", "--cache-size", v], { cwd: ROOT, encoding: "utf8" });
+      const bad = spawnSync(
+        process.execPath,
+        [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", "examples/math.yaml", "--cache-size", v],
+        { cwd: ROOT, encoding: "utf8" },
+      );
       expect(bad.status).toBe(1);
-      expect(bad.stderr).toContain(`option '--cache-size <n>' argument '${v}' is invalid. expected a non-negative integer`);
+      expect(bad.stderr).toContain(
+        `option '--cache-size <n>' argument '${v}' is invalid. expected a non-negative integer`,
+      );
     }
   });
 });
-
 
 describe("reward server, group-stage components", () => {
   let srv: RunningServer;
   beforeAll(async () => {
     const path = join(tmp(), "kimi.yaml");
-    writeFileSync(path, "components:\n  - {name: acc, type: exact}\n  - {name: len, type: group-length, correctness: acc, unit: chars}\n");
+    writeFileSync(
+      path,
+      "components:\n  - {name: acc, type: exact}\n  - {name: len, type: group-length, correctness: acc, unit: chars}\n",
+    );
     srv = await startServer(loadSpec(path), { port: 0, token: TOKEN, concurrency: 1 });
   });
   afterAll(async () => {

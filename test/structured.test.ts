@@ -45,7 +45,10 @@ describe("structured rewards on the 800 bundled rollouts", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       steps: [0, 50, 100, 199, 200, 300],
-      values: { "components.format.weight": [0.5, 0.25, 0, 0, 0, 0], "components.overlong.penaltyFactor": [0, 0, 0, 0, 1, 1] },
+      values: {
+        "components.format.weight": [0.5, 0.25, 0, 0, 0, 0],
+        "components.overlong.penaltyFactor": [0, 0, 0, 0, 1, 1],
+      },
     });
     expect(run("run-then-walk").code).toBe(0);
   });
@@ -54,7 +57,14 @@ describe("structured rewards on the 800 bundled rollouts", () => {
     const rows = readFileSync("examples/data/math-rollouts.jsonl", "utf8").split("\n").filter(Boolean).slice(0, 80);
     const input = join(dir, "steps.jsonl");
     // each rollout twice: at step 0 and at step 200 (identical text: the verdict cache must not mix them)
-    writeFileSync(input, rows.flatMap((l) => [0, 200].map((step) => JSON.stringify({ ...JSON.parse(l), id: `${JSON.parse(l).id}@${step}`, step }))).join("\n") + "\n");
+    writeFileSync(
+      input,
+      rows
+        .flatMap((l) =>
+          [0, 200].map((step) => JSON.stringify({ ...JSON.parse(l), id: `${JSON.parse(l).id}@${step}`, step })),
+        )
+        .join("\n") + "\n",
+    );
     const spec = join(dir, "sched.yaml");
     writeFileSync(
       spec,
@@ -98,19 +108,39 @@ describe("structured rewards on the 800 bundled rollouts", () => {
 `,
     );
     const text: Record<number, string> = { 0: "none", 0.25: "alpha", 0.5: "alpha beta", 1: "alpha beta gamma delta" };
-    const script = [[0.5, 0.5, 0.5, 0], [0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.25], [0.25, 0.5, 0.5, 0.5], [1, 1, 1, 1], [1, 1, 1, 1]];
-    const lines = script.flatMap((vs, step) => vs.map((v, k) => JSON.stringify({ id: `${step}-${k}`, group: `g${step}`, step, completion: text[v] })));
+    const script = [
+      [0.5, 0.5, 0.5, 0],
+      [0.5, 0.5, 0.5, 0.5],
+      [0.5, 0.5, 0.5, 0.25],
+      [0.25, 0.5, 0.5, 0.5],
+      [1, 1, 1, 1],
+      [1, 1, 1, 1],
+    ];
+    const lines = script.flatMap((vs, step) =>
+      vs.map((v, k) => JSON.stringify({ id: `${step}-${k}`, group: `g${step}`, step, completion: text[v] })),
+    );
     writeFileSync(join(dir, "all.jsonl"), lines.join("\n") + "\n");
     writeFileSync(join(dir, "a.jsonl"), lines.slice(0, 12).join("\n") + "\n");
     writeFileSync(join(dir, "b.jsonl"), lines.slice(12).join("\n") + "\n");
     const one = join(dir, "one.state.json");
     const two = join(dir, "two.state.json");
-    expect(cli(["score", join(dir, "all.jsonl"), "--spec", spec, "-o", join(dir, "x.jsonl"), "-q", "--state", one]).code).toBe(0);
-    expect(cli(["score", join(dir, "a.jsonl"), "--spec", spec, "-o", join(dir, "y.jsonl"), "-q", "--state", two]).code).toBe(0);
-    expect(cli(["score", join(dir, "b.jsonl"), "--spec", spec, "-o", join(dir, "z.jsonl"), "-q", "--state", two]).code).toBe(0);
+    expect(
+      cli(["score", join(dir, "all.jsonl"), "--spec", spec, "-o", join(dir, "x.jsonl"), "-q", "--state", one]).code,
+    ).toBe(0);
+    expect(
+      cli(["score", join(dir, "a.jsonl"), "--spec", spec, "-o", join(dir, "y.jsonl"), "-q", "--state", two]).code,
+    ).toBe(0);
+    expect(
+      cli(["score", join(dir, "b.jsonl"), "--spec", spec, "-o", join(dir, "z.jsonl"), "-q", "--state", two]).code,
+    ).toBe(0);
     const a = JSON.parse(readFileSync(one, "utf8"));
     expect(JSON.parse(readFileSync(two, "utf8"))).toEqual(a);
-    expect(a.schedules["components.loc.passThreshold"].history).toEqual([[0, 0.25], [2, 0.5], [4, 0.75], [5, 1]]);
+    expect(a.schedules["components.loc.passThreshold"].history).toEqual([
+      [0, 0.25],
+      [2, 0.5],
+      [4, 0.75],
+      [5, 1],
+    ]);
     const t = cli(["check", spec, "--steps", "0,2,4,5", "--state", one, "--json"]);
     expect(JSON.parse(t.stdout).values["components.loc.passThreshold"]).toEqual([0.25, 0.5, 0.75, 1]);
     // a state from another schedule is a user error
@@ -135,9 +165,13 @@ describe("structured rewards on the 800 bundled rollouts", () => {
     );
     let r = cli(["check", spec]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/bad.yaml:7:\d+ components\[1\].weight.schedule: unknown schedule "wobble"; known: constant, cosine, exponential, linear, performance, piecewise/);
+    expect(r.stderr).toMatch(
+      /bad.yaml:7:\d+ components\[1\].weight.schedule: unknown schedule "wobble"; known: constant, cosine, exponential, linear, performance, piecewise/,
+    );
     writeFileSync(spec, readFileSync(spec, "utf8").replace("{schedule: wobble}", "1"));
     r = cli(["check", spec]);
-    expect(r.stderr).toMatch(/bad.yaml:6:\d+ components\[0\].penaltyFactor: .*when the linear schedule of penaltyFactor is at -1/);
+    expect(r.stderr).toMatch(
+      /bad.yaml:6:\d+ components\[0\].penaltyFactor: .*when the linear schedule of penaltyFactor is at -1/,
+    );
   });
 });

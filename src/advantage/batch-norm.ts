@@ -36,7 +36,11 @@ export interface BatchNormOptions {
 }
 
 /** The weights batch statistics use under `whiten` (`token` requires lengths; `auto` uses them when present). */
-export function whitenWeights(name: string, input: AdvantageInput, whiten: z.infer<typeof whitenOption>): Float64Array | undefined {
+export function whitenWeights(
+  name: string,
+  input: AdvantageInput,
+  whiten: z.infer<typeof whitenOption>,
+): Float64Array | undefined {
   if (whiten === "token") requireInputs(name, input, ["lengths"]);
   return whiten === "rollout" ? undefined : input.lengths;
 }
@@ -45,8 +49,19 @@ export function whitenWeights(name: string, input: AdvantageInput, whiten: z.inf
  * Applies the batch step in place. Rollouts flagged in `skip` (a scored rollout with no scorable component: TRL
  * leaves it out of the batch mean and std) take no part in the statistics and end at exactly 0.
  */
-export function batchNormalize(x: Float64Array, input: AdvantageInput, o: BatchNormOptions, name: string, skip?: Uint8Array): void {
+export function batchNormalize(
+  x: Float64Array,
+  input: AdvantageInput,
+  o: BatchNormOptions,
+  name: string,
+  skip?: Uint8Array,
+): void {
   if (skip) for (let i = 0; i < x.length; i++) if (skip[i]) x[i] = NaN;
-  if (o.batchNorm !== "none") whitenInPlace(x, { variance: o.batchVariance, epsilonMode: o.batchNorm, epsilon: o.batchEpsilon }, whitenWeights(name, input, o.whiten));
+  if (o.batchNorm !== "none")
+    whitenInPlace(
+      x,
+      { variance: o.batchVariance, epsilonMode: o.batchNorm, epsilon: o.batchEpsilon },
+      whitenWeights(name, input, o.whiten),
+    );
   if (skip) for (let i = 0; i < x.length; i++) if (skip[i]) x[i] = 0;
 }

@@ -19,7 +19,8 @@ export function singletonFactor(rule: SingletonRule, byStd: boolean, epsilon: nu
 /** Throws a clear error when `input` lacks what an estimator needs. */
 export function requireInputs(name: string, input: AdvantageInput, needs: readonly EstimatorNeed[]): void {
   for (const need of needs) {
-    const have = need === "components" ? input.components && input.components.names.length > 0 : input[need] !== undefined;
+    const have =
+      need === "components" ? input.components && input.components.names.length > 0 : input[need] !== undefined;
     if (!have) {
       // in the input's terms (fields and options), not an adapter's flags: the CLI and the server both get this
       const how =

@@ -29,7 +29,12 @@ export interface ComponentColumns {
  * null rewards.
  * @throws Error naming the known components on an unknown name in `names` or `weights`, or when the input has no components.
  */
-export function componentColumns(estimator: string, input: AdvantageInput, names: readonly string[] | undefined, weights: Record<string, number>): ComponentColumns {
+export function componentColumns(
+  estimator: string,
+  input: AdvantageInput,
+  names: readonly string[] | undefined,
+  weights: Record<string, number>,
+): ComponentColumns {
   requireInputs(estimator, input, ["components"]);
   const c = input.components!;
   const known = new Map(c.names.map((n, k) => [n, k]));
@@ -67,7 +72,11 @@ export function nonNullCounts(stats: readonly GroupStats[]): number[] {
  * `grpo_trainer.py`). Undefined when there is no such rollout — decided first from `counts` (non-null scores per
  * component, from the group statistics): no row scan when nothing is unscorable.
  */
-export function unscorableRows(input: AdvantageInput, cols: ComponentColumns, counts: readonly number[]): Uint8Array | undefined {
+export function unscorableRows(
+  input: AdvantageInput,
+  cols: ComponentColumns,
+  counts: readonly number[],
+): Uint8Array | undefined {
   if (counts.every((c) => c >= cols.scored)) return undefined;
   const { rewards } = input;
   const skip = new Uint8Array(rewards.length);
@@ -90,7 +99,8 @@ export function unscorableRows(input: AdvantageInput, cols: ComponentColumns, co
  * when known (equal to n: no scan). `buffer` (length n): written and returned instead of a fresh array (`out=`).
  */
 export function zerosUnlessNull(rewards: Float64Array, scored?: number, buffer?: Float64Array): Float64Array {
-  const out = buffer !== undefined && buffer.length === rewards.length ? buffer.fill(0) : new Float64Array(rewards.length);
+  const out =
+    buffer !== undefined && buffer.length === rewards.length ? buffer.fill(0) : new Float64Array(rewards.length);
   if (scored === rewards.length) return out; // no null reward (counted by componentColumns)
   for (let i = 0; i < rewards.length; i++) if (rewards[i] !== rewards[i]) out[i] = NaN;
   return out;

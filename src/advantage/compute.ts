@@ -126,15 +126,24 @@ export function advantages(batch: AdvantagesBatch, o: AdvantagesOptions = {}): F
   if (!est) throw new Error(`unknown estimator "${name}"; known: ${estimatorNames().join(", ")}`);
   const raw = { ...(o.preset ? presetOptions(est.name, o.preset) : {}), ...(o.options ?? {}) };
   const parsed = est.options.safeParse(raw);
-  if (!parsed.success) throw new Error(`estimator ${est.name} options: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `estimator ${est.name} options: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   const n = batch.rewards.length;
-  for (const [what, xs] of [["groups", batch.groups], ["lengths", batch.lengths], ["strata", batch.strata], ...Object.entries(batch.components ?? {})] as const) {
+  for (const [what, xs] of [
+    ["groups", batch.groups],
+    ["lengths", batch.lengths],
+    ["strata", batch.strata],
+    ...Object.entries(batch.components ?? {}),
+  ] as const) {
     if (xs && xs.length !== n) throw new RangeError(`${what}: length ${xs.length}, expected ${n}`);
   }
   const input: AdvantageInput = { rewards: toF64(batch.rewards), groups: groupIndexOf(batch.groups) };
   // convert only what the estimator reads (a caller may hand every column to every estimator)
   const reads = new Set([...(est.needs ?? []), ...(est.uses ?? [])]);
-  if (batch.components && reads.has("components")) input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
+  if (batch.components && reads.has("components"))
+    input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
   if (batch.lengths) input.lengths = toF64(batch.lengths);
   if (batch.strata && reads.has("strata")) input.strata = denseIds(batch.strata);
   return est.compute(input, parsed.data);

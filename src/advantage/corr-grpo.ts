@@ -83,7 +83,9 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions, buffer?: Flo
       D += 1;
       for (let l = k + 1; l < K; l++) {
         if (!active[l]) continue;
-        const rho = pairwise ? pearson(scores[k]!, scores[l]!, order, start, end) : correlation(crossSum(scores[k]!, mu[k]!, scores[l]!, mu[l]!, order, start, end), stats[k]!, stats[l]!, 0);
+        const rho = pairwise
+          ? pearson(scores[k]!, scores[l]!, order, start, end)
+          : correlation(crossSum(scores[k]!, mu[k]!, scores[l]!, mu[l]!, order, start, end), stats[k]!, stats[l]!, 0);
         D += 2 * Math.sign(w[k]! * w[l]!) * rho;
       }
     }
@@ -95,7 +97,15 @@ export function corrGrpo(input: AdvantageInput, o: CorrGrpoOptions, buffer?: Flo
 }
 
 /** Σ (a − ma)(b − mb) over the segment (no null scores in it). */
-function crossSum(a: Float64Array, ma: number, b: Float64Array, mb: number, order: Int32Array, start: number, end: number): number {
+function crossSum(
+  a: Float64Array,
+  ma: number,
+  b: Float64Array,
+  mb: number,
+  order: Int32Array,
+  start: number,
+  end: number,
+): number {
   let c = 0;
   for (let j = start; j < end; j++) {
     const i = order[j]!;

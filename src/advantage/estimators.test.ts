@@ -5,7 +5,6 @@ import type { AdvantageInput } from "./types.js";
 
 /** Runs a registered estimator with a preset and/or options. */
 
-
 // The shared batch, interleaved on purpose: g0 = [1, 0, 0, 1]; g1 = [1, 1, 1] (zero variance); g2 = [0.5] (singleton);
 // g3 = [2, null, 0] (a null reward is left out).
 //          pos:  0  1  2  3    4  5  6  7    8  9  10
@@ -40,8 +39,8 @@ describe("grpo presets reproduce each peer's formula (hand-derived)", () => {
   it("nemo: leave-one-out baseline and std of the others, ÷(σ + 1e-6) only where σ > 0", () => {
     // g0, r = 1: others [0, 0, 1], b = 1/3, m2 = 2/9 + 4/9, unbiased std sqrt((2/3)/2) = sqrt(1/3)
     // g0, r = 0: others [0, 1, 1], b = 2/3, same std
-    const up = (2 / 3) / (Math.sqrt(1 / 3) + 1e-6);
-    const dn = (-2 / 3) / (Math.sqrt(1 / 3) + 1e-6);
+    const up = 2 / 3 / (Math.sqrt(1 / 3) + 1e-6);
+    const dn = -2 / 3 / (Math.sqrt(1 / 3) + 1e-6);
     // g3: one other each, its std is 0 (NeMo's nan_to_num) → no division: 2 − 0 and 0 − 2
     close(run("grpo", input, "nemo"), [up, 0, dn, 0, 2, dn, 0, N, up, 0, -2]);
   });
@@ -72,7 +71,12 @@ function whiten(xs: number[], unbiased: boolean, mode: "sqrt-var" | "clamp-var" 
   const v = xs.filter((x) => !Number.isNaN(x));
   const m = v.reduce((s, x) => s + x, 0) / v.length;
   const var_ = v.reduce((s, x) => s + (x - m) ** 2, 0) / (unbiased ? v.length - 1 : v.length);
-  const d = mode === "sqrt-var" ? Math.sqrt(var_ + eps) : mode === "clamp-var" ? Math.sqrt(Math.max(var_, eps)) : Math.sqrt(var_) + eps;
+  const d =
+    mode === "sqrt-var"
+      ? Math.sqrt(var_ + eps)
+      : mode === "clamp-var"
+        ? Math.sqrt(Math.max(var_, eps))
+        : Math.sqrt(var_) + eps;
   return xs.map((x) => (Number.isNaN(x) ? NaN : (x - m) / d));
 }
 
@@ -92,7 +96,8 @@ describe("reinforce_pp_baseline", () => {
     const Nn = 10;
     const L = 5;
     const f = Math.sqrt((Nn * L - 1) / (L * (Nn - 1))); // tok = rol · f
-    for (let i = 0; i < rewards.length; i++) if (!Number.isNaN(rol[i]!)) expect(Math.abs(tok[i]! - rol[i]! * f)).toBeLessThan(1e-12);
+    for (let i = 0; i < rewards.length; i++)
+      if (!Number.isNaN(rol[i]!)) expect(Math.abs(tok[i]! - rol[i]! * f)).toBeLessThan(1e-12);
   });
 });
 
@@ -120,7 +125,19 @@ describe("grpo_passk", () => {
 describe("gpg", () => {
   it("α = B / #non-zero over the batch, A = α(r − μ)", () => {
     const alpha = 10 / 7; // 10 non-null rewards, 7 non-zero
-    close(run("gpg", input, "verl"), [0.5 * alpha, 0, -0.5 * alpha, 0.5 * alpha, alpha, -0.5 * alpha, 0, N, 0.5 * alpha, 0, -alpha]);
+    close(run("gpg", input, "verl"), [
+      0.5 * alpha,
+      0,
+      -0.5 * alpha,
+      0.5 * alpha,
+      alpha,
+      -0.5 * alpha,
+      0,
+      N,
+      0.5 * alpha,
+      0,
+      -alpha,
+    ]);
     close(run("gpg", input).subarray(3, 4), [0]);
   });
 });
@@ -183,10 +200,25 @@ describe("conventions added for the peers (issue 12)", () => {
     const m = xs.reduce((a, b) => a + b, 0) / xs.length;
     const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
     const f = 1 / (sd + 1e-4);
-    close(run("grpo", input, "trl", { scale: "batch" }), [0.5 * f, 0, -0.5 * f, 0, 1 * f, -0.5 * f, 0, N, 0.5 * f, 0, -1 * f]);
+    close(run("grpo", input, "trl", { scale: "batch" }), [
+      0.5 * f,
+      0,
+      -0.5 * f,
+      0,
+      1 * f,
+      -0.5 * f,
+      0,
+      N,
+      0.5 * f,
+      0,
+      -1 * f,
+    ]);
   });
   it("rank scale: gopo is 2 − 4(ρ − 1)/(n − 1) on untied rewards; ties keep the mid-rank", () => {
-    const untied: AdvantageInput = { rewards: Float64Array.from([0.3, 0.9, 0.1, 0.5]), groups: buildGroupIndex([0, 0, 0, 0]) };
+    const untied: AdvantageInput = {
+      rewards: Float64Array.from([0.3, 0.9, 0.1, 0.5]),
+      groups: buildGroupIndex([0, 0, 0, 0]),
+    };
     // descending ranks ρ = [3, 1, 4, 2] → 2 − 4(ρ − 1)/3
     close(run("rank", untied, undefined, { scale: "gopo" }), [-2 / 3, 2, -2, 2 / 3]);
     const tied: AdvantageInput = { rewards: Float64Array.from([1, 0, 0, 1]), groups: buildGroupIndex([0, 0, 0, 0]) };
@@ -204,8 +236,14 @@ describe("conventions added for the peers (issue 12)", () => {
     };
     // the singleton's x is r itself under verl's rule (baseline 0): 0.5
     x[3] = 0.5;
-    close(run("reinforce_pp_baseline", { ...input, lengths: Float64Array.from(L) }, "verl"), wm((l) => l));
-    close(run("reinforce_pp_baseline", input, "verl"), wm(() => 1));
+    close(
+      run("reinforce_pp_baseline", { ...input, lengths: Float64Array.from(L) }, "verl"),
+      wm((l) => l),
+    );
+    close(
+      run("reinforce_pp_baseline", input, "verl"),
+      wm(() => 1),
+    );
     expect(() => run("reinforce_pp_baseline", input, undefined, { whiten: "token" })).toThrow(/needs response lengths/);
   });
   it("gdpo: a scored rollout whose every component is unscorable stays out of the batch statistics and gets 0 (TRL)", () => {
@@ -217,7 +255,15 @@ describe("conventions added for the peers (issue 12)", () => {
     const z = run("gdpo", inp, "trl");
     expect(z[3]).toBe(0);
     // the other three are exactly what they are without the fourth rollout
-    const without = run("gdpo", { rewards: inp.rewards.slice(0, 3), groups: buildGroupIndex([0, 0, 0]), components: { names: ["a"], scores: [Float64Array.from([1, 0, 0.5])] } }, "trl");
+    const without = run(
+      "gdpo",
+      {
+        rewards: inp.rewards.slice(0, 3),
+        groups: buildGroupIndex([0, 0, 0]),
+        components: { names: ["a"], scores: [Float64Array.from([1, 0, 0.5])] },
+      },
+      "trl",
+    );
     close(z.slice(0, 3), [...without]);
   });
 });
@@ -228,9 +274,28 @@ describe("advantages(): group keys", () => {
     const { StringIds } = await import("./groups.js");
     const r = [1, 0, 0.5, 1, 0, 0, 1, 0.25];
     const contiguous = advantages({ rewards: r, groups: ["a", "a", "a", "b", "b", 1, 1, 1] }, { preset: "verl" });
-    const interleaved = advantages({ rewards: [r[0]!, r[3]!, r[5]!, r[1]!, r[4]!, r[6]!, r[2]!, r[7]!], groups: ["a", "b", "1", "a", "b", 1, "a", 1] }, { preset: "verl" });
-    close(interleaved, [contiguous[0]!, contiguous[3]!, contiguous[5]!, contiguous[1]!, contiguous[4]!, contiguous[6]!, contiguous[2]!, contiguous[7]!]);
-    expect(groupIndexOf(["x", "x", "y", "z", "z"])).toMatchObject({ count: 3, identity: true, offsets: Int32Array.from([0, 2, 3, 5]) });
+    const interleaved = advantages(
+      {
+        rewards: [r[0]!, r[3]!, r[5]!, r[1]!, r[4]!, r[6]!, r[2]!, r[7]!],
+        groups: ["a", "b", "1", "a", "b", 1, "a", 1],
+      },
+      { preset: "verl" },
+    );
+    close(interleaved, [
+      contiguous[0]!,
+      contiguous[3]!,
+      contiguous[5]!,
+      contiguous[1]!,
+      contiguous[4]!,
+      contiguous[6]!,
+      contiguous[2]!,
+      contiguous[7]!,
+    ]);
+    expect(groupIndexOf(["x", "x", "y", "z", "z"])).toMatchObject({
+      count: 3,
+      identity: true,
+      offsets: Int32Array.from([0, 2, 3, 5]),
+    });
     expect(groupIndexOf(["x", "y", "x"]).count).toBe(2);
     const ids = new StringIds();
     const keys = Array.from({ length: 5000 }, (_, i) => `k${i % 1234}`);
@@ -244,7 +309,13 @@ describe("out buffers", () => {
     const { getEstimator, estimatorNames } = await import("./registry.js");
     const inp: AdvantageInput = {
       ...input,
-      components: { names: ["a", "b"], scores: [Float64Array.from([1, 0, 1, 0, 1, 0.5, 0, 0, 1, 1, 0]), Float64Array.from([0, 1, 0.5, 1, 0, 0, 1, 1, 0.5, 0, 1])] },
+      components: {
+        names: ["a", "b"],
+        scores: [
+          Float64Array.from([1, 0, 1, 0, 1, 0.5, 0, 0, 1, 1, 0]),
+          Float64Array.from([0, 1, 0.5, 1, 0, 0, 1, 1, 0.5, 0, 1]),
+        ],
+      },
       lengths: Float64Array.from([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5]),
       strata: Int32Array.from([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]),
     };

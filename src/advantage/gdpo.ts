@@ -54,10 +54,25 @@ export function gdpo(input: AdvantageInput, o: GdpoOptions, out?: Float64Array):
   const fast = o.baseline === "mean";
   const K = cols.scores.length;
   const counts = new Array<number>(K).fill(0);
-  const grpoOpts = fast ? undefined : grpoOptions.parse({ baseline: o.baseline, std: o.std, stdOver: o.stdOver, epsilon: o.epsilon, epsilonWhere: o.epsilonWhere, singleton: o.singleton });
+  const grpoOpts = fast
+    ? undefined
+    : grpoOptions.parse({
+        baseline: o.baseline,
+        std: o.std,
+        stdOver: o.stdOver,
+        epsilon: o.epsilon,
+        epsilonWhere: o.epsilonWhere,
+        singleton: o.singleton,
+      });
   if (fast) {
     // group-major: each group's slice of x stays in cache while every component adds its term
-    const per = { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: singletonFactor(o.singleton, true, o.epsilon) } as const;
+    const per = {
+      center: "mean",
+      scale: "std",
+      std: o.std,
+      epsilon: o.epsilon,
+      singleton: singletonFactor(o.singleton, true, o.epsilon),
+    } as const;
     const st = emptyStats(1); // one group's statistics at a time
     for (let g = 0; g < groups.count; g++) {
       for (let k = 0; k < K; k++) {

@@ -4,7 +4,12 @@ import { getEstimator } from "./registry.js";
 import type { AdvantageInput } from "./types.js";
 
 /** Runs estimator `name` with a preset's options (if any) under `opts`. Test helper. */
-export function run(name: string, input: AdvantageInput, preset?: string, opts: Record<string, unknown> = {}): Float64Array {
+export function run(
+  name: string,
+  input: AdvantageInput,
+  preset?: string,
+  opts: Record<string, unknown> = {},
+): Float64Array {
   const est = getEstimator(name)!;
   return est.compute(input, est.options.parse({ ...(preset ? presetOptions(name, preset) : {}), ...opts }));
 }

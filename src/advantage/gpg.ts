@@ -29,7 +29,13 @@ export function gpg(input: AdvantageInput, o: GpgOptions, out?: Float64Array): F
     if (r !== 0) nonzero++;
   }
   const alpha = b / Math.max(1, nonzero) / o.fNorm;
-  return centerScale(rewards, groups, undefined, { center: "mean", scale: "none", factor: alpha, singleton: o.singleton === "raw" ? alpha : 0 }, out);
+  return centerScale(
+    rewards,
+    groups,
+    undefined,
+    { center: "mean", scale: "none", factor: alpha, singleton: o.singleton === "raw" ? alpha : 0 },
+    out,
+  );
 }
 
 export const gpgEstimator: EstimatorDefinition<GpgOptions> = {

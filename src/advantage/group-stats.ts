@@ -35,7 +35,13 @@ export function groupStats(values: Float64Array, groups: GroupIndex, weights?: F
 
 /** Zeroed {@link GroupStats} for `count` groups (with a `weight` array when `weighted`). */
 export function emptyStats(count: number, weighted = false): GroupStats {
-  const st: GroupStats = { n: new Int32Array(count), mean: new Float64Array(count), m2: new Float64Array(count), min: new Float64Array(count), max: new Float64Array(count) };
+  const st: GroupStats = {
+    n: new Int32Array(count),
+    mean: new Float64Array(count),
+    m2: new Float64Array(count),
+    min: new Float64Array(count),
+    max: new Float64Array(count),
+  };
   if (weighted) st.weight = new Float64Array(count);
   return st;
 }
@@ -45,7 +51,14 @@ export function emptyStats(count: number, weighted = false): GroupStats {
  * {@link groupStats}); `at = 0` with a one-group `st` is a scratch that costs no [G]-sized arrays. Estimators that apply a group's statistics right after computing them (the centered
  * kernel) call it group by group, so the group's values are read twice while they are in cache.
  */
-export function accumulateGroup(values: Float64Array, groups: GroupIndex, g: number, st: GroupStats, weights?: Float64Array, at = g): void {
+export function accumulateGroup(
+  values: Float64Array,
+  groups: GroupIndex,
+  g: number,
+  st: GroupStats,
+  weights?: Float64Array,
+  at = g,
+): void {
   const { order, offsets } = groups;
   const id = groups.identity === true;
   const start = offsets[g]!;

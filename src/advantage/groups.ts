@@ -23,7 +23,8 @@ export function buildGroupIndex(groupIds: ArrayLike<number>): GroupIndex {
   let g = 0;
   for (let i = 0; i < n; i++) {
     const id = groupIds[i]!;
-    if (!Number.isInteger(id) || id < 0) throw new RangeError(`group id at ${i} must be a non-negative integer, got ${id}`);
+    if (!Number.isInteger(id) || id < 0)
+      throw new RangeError(`group id at ${i} must be a non-negative integer, got ${id}`);
     if (id + 1 > g) g = id + 1;
   }
   const offsets = new Int32Array(g + 1);

@@ -15,7 +15,19 @@ describe("grpo", () => {
     const a = grpo({ rewards, groups }, opts({ std: "unbiased", epsilon: 1e-6 }));
     const s0 = Math.sqrt(1 / 3); // group 0: mean 0.5, var (4 · 0.25)/3
     const s3 = Math.SQRT2; // group 3: [2, 0]: mean 1, var (1 + 1)/1
-    const want = [0.5 / (s0 + 1e-6), 0, -0.5 / (s0 + 1e-6), 0, 1 / (s3 + 1e-6), -0.5 / (s0 + 1e-6), 0, NaN, 0.5 / (s0 + 1e-6), 0, -1 / (s3 + 1e-6)];
+    const want = [
+      0.5 / (s0 + 1e-6),
+      0,
+      -0.5 / (s0 + 1e-6),
+      0,
+      1 / (s3 + 1e-6),
+      -0.5 / (s0 + 1e-6),
+      0,
+      NaN,
+      0.5 / (s0 + 1e-6),
+      0,
+      -1 / (s3 + 1e-6),
+    ];
     want.forEach((w, i) => (Number.isNaN(w) ? expect(a[i]).toBeNaN() : expect(a[i]).toBeCloseTo(w, 12)));
     expect(a[0]).toBeCloseTo(0.8660239, 6);
   });

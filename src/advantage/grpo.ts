@@ -64,7 +64,13 @@ export function grpo(input: AdvantageInput, o: GrpoOptions, out?: Float64Array, 
     const sd = batchStd(rewards, o.std === "unbiased");
     const bad = o.epsilonWhere === "positive-std" && !(sd > 0);
     const factor = bad ? 1 : 1 / (sd + eps);
-    return centerScale(rewards, groups, stats, { center: o.baseline, scale: "none", factor, singleton: singletonFactor(o.singleton, true, eps) }, out);
+    return centerScale(
+      rewards,
+      groups,
+      stats,
+      { center: o.baseline, scale: "none", factor, singleton: singletonFactor(o.singleton, true, eps) },
+      out,
+    );
   }
   if (o.baseline === "mean" || (noStd && o.baseline === "leave-one-out")) {
     // one kernel for the common case; with a mean baseline σ > 0 in every non-flat group, so `epsilonWhere` cannot matter
@@ -72,7 +78,13 @@ export function grpo(input: AdvantageInput, o: GrpoOptions, out?: Float64Array, 
       rewards,
       groups,
       stats,
-      { center: o.baseline, scale: noStd ? "none" : "std", std: o.std === "population" ? "population" : "unbiased", epsilon: eps, singleton: singletonFactor(o.singleton, !noStd, eps) },
+      {
+        center: o.baseline,
+        scale: noStd ? "none" : "std",
+        std: o.std === "population" ? "population" : "unbiased",
+        epsilon: eps,
+        singleton: singletonFactor(o.singleton, !noStd, eps),
+      },
       out,
     );
   }
@@ -127,7 +139,16 @@ function leaveOneOut(input: AdvantageInput, o: GrpoOptions, st: GroupStats): Flo
  * (NeMo-RL computes sqrt((E[r²] − E[r]²)·m/(m − 1)) in fp32; equal in exact arithmetic). 0 when m − 1 = 0
  * (NeMo's nan_to_num) or when the others are all equal.
  */
-function othersStd(rewards: Float64Array, order: Int32Array, start: number, end: number, self: number, b: number, m: number, unbiased: boolean): number {
+function othersStd(
+  rewards: Float64Array,
+  order: Int32Array,
+  start: number,
+  end: number,
+  self: number,
+  b: number,
+  m: number,
+  unbiased: boolean,
+): number {
   let m2 = 0;
   let lo = Infinity;
   let hi = -Infinity;

@@ -35,7 +35,15 @@ export interface CenterScaleOptions {
  *   weighted sum of per-component advantages, with no temporary array); NaN entries of `out` stay NaN.
  * @returns advantages, shape [n].
  */
-export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: GroupStats | undefined, o: CenterScaleOptions, out?: Float64Array, add?: { weight: number }, fill = false): Float64Array {
+export function centerScale(
+  rewards: Float64Array,
+  groups: GroupIndex,
+  stats: GroupStats | undefined,
+  o: CenterScaleOptions,
+  out?: Float64Array,
+  add?: { weight: number },
+  fill = false,
+): Float64Array {
   const n = rewards.length;
   if (out === undefined || out.length !== n) out = new Float64Array(n);
   const w = add ? add.weight : 1;
@@ -60,7 +68,17 @@ export function centerScale(rewards: Float64Array, groups: GroupIndex, stats: Gr
  * rewards skipped), from the statistics at index `at` of `st` (default g). Multi-component estimators call it component after component inside one group, so the
  * group's slice of `out` stays in cache across components.
  */
-export function applyGroup(rewards: Float64Array, groups: GroupIndex, g: number, st: GroupStats, o: CenterScaleOptions, out: Float64Array, w: number, add: boolean, at = g): void {
+export function applyGroup(
+  rewards: Float64Array,
+  groups: GroupIndex,
+  g: number,
+  st: GroupStats,
+  o: CenterScaleOptions,
+  out: Float64Array,
+  w: number,
+  add: boolean,
+  at = g,
+): void {
   const { order, offsets } = groups;
   const start = offsets[g]!;
   const end = offsets[g + 1]!;

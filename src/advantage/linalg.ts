@@ -63,7 +63,8 @@ export function inverseSqrtPsd(a: Float64Array, k: number, tol = 1e-10): Float64
     const lam = values[e]!;
     if (!(lam > tol * max)) continue;
     const f = 1 / Math.sqrt(lam);
-    for (let r = 0; r < k; r++) for (let c = 0; c < k; c++) out[r * k + c]! += f * vectors[r * k + e]! * vectors[c * k + e]!;
+    for (let r = 0; r < k; r++)
+      for (let c = 0; c < k; c++) out[r * k + c]! += f * vectors[r * k + e]! * vectors[c * k + e]!;
   }
   return out;
 }

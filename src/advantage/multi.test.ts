@@ -19,7 +19,11 @@ const N = NaN;
 const acc = Float64Array.from([1, 0, 0, 1, 1, 1, 1, 1, 0]);
 const fmt = Float64Array.from([0.5, 0.5, 1, 0, 0, 1, 0.5, 0.3, 1]);
 const rewards = Float64Array.from([1.5, 0.5, 1, 1, 1, 2, 1.5, 1.3, NaN]);
-const input: AdvantageInput = { rewards, groups: buildGroupIndex([0, 0, 0, 0, 1, 1, 1, 2, 1]), components: { names: ["acc", "fmt"], scores: [acc, fmt] } };
+const input: AdvantageInput = {
+  rewards,
+  groups: buildGroupIndex([0, 0, 0, 0, 1, 1, 1, 2, 1]),
+  components: { names: ["acc", "fmt"], scores: [acc, fmt] },
+};
 
 /** GDPO sums before the batch step, given per-component ε and singleton value. */
 function gdpoSums(eps: number, singletonUnit: boolean): number[] {
@@ -41,7 +45,17 @@ describe("gdpo", () => {
     const a0 = 0.5 / (Math.sqrt(1 / 3) + 1e-6);
     const f0 = 0.5 / (Math.sqrt(1 / 6) + 1e-6);
     const f1 = 0.5 / (0.5 + 1e-6);
-    const x = [2 * a0, -2 * a0, -2 * a0 + 0.5 * f0, 2 * a0 - 0.5 * f0, -0.5 * f1, 0.5 * f1, 0, (2 + 0.15) / (1 + 1e-6), N];
+    const x = [
+      2 * a0,
+      -2 * a0,
+      -2 * a0 + 0.5 * f0,
+      2 * a0 - 0.5 * f0,
+      -0.5 * f1,
+      0.5 * f1,
+      0,
+      (2 + 0.15) / (1 + 1e-6),
+      N,
+    ];
     close(run("gdpo", input, "verl", { weights: { acc: 2, fmt: 0.5 } }), whiten(x, "sqrt-var", 1e-8));
     expect(() => run("gdpo", input, "verl", { weights: { nope: 1 } })).toThrow(/unknown component "nope"/);
     expect(() => run("gdpo", { rewards, groups: input.groups })).toThrow(/per-component/);
@@ -107,9 +121,15 @@ describe("advantage diagnostics", () => {
     // |A| = [0, 0, s, s] → ESS = (2s)²/(2s²) = 2
     expect(d.ess).toBeCloseTo(2, 12);
     expect(d.componentCorrelation!.matrix[0]![1]).toBeCloseTo(0, 12);
-    const gd = advantages({ rewards: r, groups: ["p", "p", "p", "p"], components: comps }, { estimator: "gdpo", preset: "verl" });
+    const gd = advantages(
+      { rewards: r, groups: ["p", "p", "p", "p"], components: comps },
+      { estimator: "gdpo", preset: "verl" },
+    );
     expect(advantageDiagnostics(inp, gd).collapse!.collapsedGroups).toBe(1); // GDPO also maps (1,0) and (0,1) together here: equal per-component scales
-    const flat = advantageDiagnostics({ rewards: Float64Array.from([1, 1, 2]), groups: buildGroupIndex([0, 0, 1]) }, Float64Array.from([0, 0, 0]));
+    const flat = advantageDiagnostics(
+      { rewards: Float64Array.from([1, 1, 2]), groups: buildGroupIndex([0, 0, 1]) },
+      Float64Array.from([0, 0, 0]),
+    );
     expect(flat.groups).toEqual({ count: 2, singletons: 1, zeroVariance: 1, zeroVarianceFraction: 1 });
     expect(flat.ess).toBe(0);
   });
@@ -117,7 +137,10 @@ describe("advantage diagnostics", () => {
 
 describe("advantages() library API", () => {
   it("accepts plain arrays, null rewards, string group keys, presets and option overrides", () => {
-    const a = advantages({ rewards: [1, null, 0, 0, 1], groups: ["x", "x", "x", "y", "y"] }, { estimator: "grpo", preset: "trl", options: { epsilon: 0 } });
+    const a = advantages(
+      { rewards: [1, null, 0, 0, 1], groups: ["x", "x", "x", "y", "y"] },
+      { estimator: "grpo", preset: "trl", options: { epsilon: 0 } },
+    );
     close(a, [1 / Math.SQRT2, N, -1 / Math.SQRT2, -1 / Math.SQRT2, 1 / Math.SQRT2]);
     expect(() => advantages({ rewards: [1], groups: ["x"] }, { estimator: "nope" })).toThrow(/unknown estimator/);
     expect(() => advantages({ rewards: [1], groups: ["x"] }, { preset: "nope" })).toThrow(/no preset "nope"/);

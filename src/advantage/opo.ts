@@ -27,7 +27,8 @@ export function opo(input: AdvantageInput, o: OpoOptions): Float64Array {
   const { rewards, groups } = input;
   const lengths = input.lengths!;
   for (let i = 0; i < rewards.length; i++) {
-    if (rewards[i] === rewards[i] && !(lengths[i]! >= 0)) throw new RangeError(`opo: response length at ${i} must be a non-negative number, got ${lengths[i]}`);
+    if (rewards[i] === rewards[i] && !(lengths[i]! >= 0))
+      throw new RangeError(`opo: response length at ${i} must be a non-negative number, got ${lengths[i]}`);
   }
   const st = groupStats(rewards, groups, lengths);
   // the weighted mean is the baseline; a flat group stays exactly 0 (min = max), a singleton follows the rule

@@ -10,16 +10,51 @@
 const PRESETS: Record<string, Record<string, Record<string, unknown>>> = {
   grpo: {
     // (r − μ)/(σ_{n−1} + 1e-6); singleton: μ = 0, σ = 1 → r/(1 + 1e-6)
-    verl: { baseline: "mean", std: "unbiased", stdOver: "group", epsilon: 1e-6, epsilonWhere: "always", singleton: "unit" },
+    verl: {
+      baseline: "mean",
+      std: "unbiased",
+      stdOver: "group",
+      epsilon: 1e-6,
+      epsilonWhere: "always",
+      singleton: "unit",
+    },
     // (r − μ)/(σ_{n−1} + 1e-4); TRL needs ≥ 2 generations; a group left with one non-null reward would be
     // 0/(NaN + 1e-4) = NaN in torch: rewardkit gives 0 (the numerator is exactly 0)
-    trl: { baseline: "mean", std: "unbiased", stdOver: "group", epsilon: 1e-4, epsilonWhere: "always", singleton: "zero" },
+    trl: {
+      baseline: "mean",
+      std: "unbiased",
+      stdOver: "group",
+      epsilon: 1e-4,
+      epsilonWhere: "always",
+      singleton: "zero",
+    },
     // group_norm: (r − μ)/(σ_{n−1} + 1e-9); singleton 0/NaN in torch → 0
-    openrlhf: { baseline: "mean", std: "unbiased", stdOver: "group", epsilon: 1e-9, epsilonWhere: "always", singleton: "zero" },
+    openrlhf: {
+      baseline: "mean",
+      std: "unbiased",
+      stdOver: "group",
+      epsilon: 1e-9,
+      epsilonWhere: "always",
+      singleton: "zero",
+    },
     // leave-one-out baseline and std of the others (Bessel), ÷(σ + 1e-6) only where σ > 0; ≤ 1 valid → baseline = r → 0
-    nemo: { baseline: "leave-one-out", std: "unbiased", stdOver: "others", epsilon: 1e-6, epsilonWhere: "positive-std", singleton: "zero" },
+    nemo: {
+      baseline: "leave-one-out",
+      std: "unbiased",
+      stdOver: "others",
+      epsilon: 1e-6,
+      epsilonWhere: "positive-std",
+      singleton: "zero",
+    },
     // advantage_normalization_type "standard": (r − μ)/(σ_pop + 1e-8); singleton σ = 0 → 0
-    "open-instruct": { baseline: "mean", std: "population", stdOver: "group", epsilon: 1e-8, epsilonWhere: "always", singleton: "zero" },
+    "open-instruct": {
+      baseline: "mean",
+      std: "population",
+      stdOver: "group",
+      epsilon: 1e-8,
+      epsilonWhere: "always",
+      singleton: "zero",
+    },
   },
   dr_grpo: {
     // norm_adv_by_std_in_grpo=False: r − μ, singleton μ = 0 → r
@@ -53,10 +88,28 @@ const PRESETS: Record<string, Record<string, Record<string, unknown>>> = {
   gdpo: {
     // per component (r − μ)/(σ_{n−1} + 1e-6) (verl GRPO incl. its singleton rule), weighted sum,
     // then masked_whiten over the response tokens: (x − mean)/sqrt(var_unbiased + 1e-8) (`auto` as above)
-    verl: { baseline: "mean", std: "unbiased", epsilon: 1e-6, singleton: "unit", batchNorm: "sqrt-var", batchVariance: "unbiased", batchEpsilon: 1e-8, whiten: "auto" },
+    verl: {
+      baseline: "mean",
+      std: "unbiased",
+      epsilon: 1e-6,
+      singleton: "unit",
+      batchNorm: "sqrt-var",
+      batchVariance: "unbiased",
+      batchEpsilon: 1e-8,
+      whiten: "auto",
+    },
     // normalize_then_sum: per component (r − μ)/(σ_{n−1} + 1e-4), weighted sum, then (x − mean)/(σ_{n−1} + 1e-4)
     // over rollouts; a rollout with no scorable component is left out of the batch statistics and gets 0
-    trl: { baseline: "mean", std: "unbiased", epsilon: 1e-4, singleton: "zero", batchNorm: "std-plus", batchVariance: "unbiased", batchEpsilon: 1e-4, whiten: "rollout" },
+    trl: {
+      baseline: "mean",
+      std: "unbiased",
+      epsilon: 1e-4,
+      singleton: "zero",
+      batchNorm: "std-plus",
+      batchVariance: "unbiased",
+      batchEpsilon: 1e-4,
+      whiten: "rollout",
+    },
     // GDPOAdvantageEstimator (use_leave_one_out_baseline=True, its default): per component NeMo's GRPO (leave-one-out
     // baseline and std of the others, ÷(σ + 1e-6) only where σ > 0), weighted sum, then (x − mean)/std_unbiased
     // over rollouts when std > 0, else x − mean
@@ -81,7 +134,10 @@ const PRESETS: Record<string, Record<string, Record<string, unknown>>> = {
  */
 export function presetOptions(estimator: string, preset: string): Record<string, unknown> {
   const p = PRESETS[estimator]?.[preset];
-  if (!p) throw new Error(`no preset "${preset}" for estimator ${estimator}; known: ${Object.keys(PRESETS[estimator] ?? {}).join(", ") || "none"}`);
+  if (!p)
+    throw new Error(
+      `no preset "${preset}" for estimator ${estimator}; known: ${Object.keys(PRESETS[estimator] ?? {}).join(", ") || "none"}`,
+    );
   return { ...p };
 }
 

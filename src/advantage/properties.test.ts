@@ -13,20 +13,18 @@ interface Batch {
 }
 
 /** Batches of 1–6 groups of 2–8 rollouts, rewards on a small grid (ties happen), 3 components, lengths, strata. */
-const batchArb = fc
-  .array(fc.integer({ min: 2, max: 8 }), { minLength: 1, maxLength: 6 })
-  .chain((sizes) => {
-    const n = sizes.reduce((a, b) => a + b, 0);
-    const groups = sizes.flatMap((s, g) => Array<number>(s).fill(g));
-    const val = fc.integer({ min: -4, max: 4 }).map((x) => x / 2);
-    return fc.record({
-      rewards: fc.array(val, { minLength: n, maxLength: n }),
-      groups: fc.constant(groups),
-      comps: fc.array(fc.array(val, { minLength: n, maxLength: n }), { minLength: 3, maxLength: 3 }),
-      lengths: fc.array(fc.integer({ min: 1, max: 50 }), { minLength: n, maxLength: n }),
-      strata: fc.array(fc.integer({ min: 0, max: 1 }), { minLength: n, maxLength: n }),
-    });
+const batchArb = fc.array(fc.integer({ min: 2, max: 8 }), { minLength: 1, maxLength: 6 }).chain((sizes) => {
+  const n = sizes.reduce((a, b) => a + b, 0);
+  const groups = sizes.flatMap((s, g) => Array<number>(s).fill(g));
+  const val = fc.integer({ min: -4, max: 4 }).map((x) => x / 2);
+  return fc.record({
+    rewards: fc.array(val, { minLength: n, maxLength: n }),
+    groups: fc.constant(groups),
+    comps: fc.array(fc.array(val, { minLength: n, maxLength: n }), { minLength: 3, maxLength: 3 }),
+    lengths: fc.array(fc.integer({ min: 1, max: 50 }), { minLength: n, maxLength: n }),
+    strata: fc.array(fc.integer({ min: 0, max: 1 }), { minLength: n, maxLength: n }),
   });
+});
 
 function toInput(b: Batch): AdvantageInput {
   return {
@@ -43,7 +41,8 @@ function run(name: string, input: AdvantageInput, opts: Record<string, unknown> 
   return est.compute(input, est.options.parse(opts));
 }
 
-const near = (a: number, b: number, tol = 1e-9): boolean => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
+const near = (a: number, b: number, tol = 1e-9): boolean =>
+  (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
 
 describe("properties (fast-check)", () => {
   it("permutation equivariance: shuffling the batch permutes the advantages (every estimator)", () => {
@@ -95,7 +94,9 @@ describe("properties (fast-check)", () => {
               s += a[order[k]!]!;
               scale = Math.max(scale, Math.abs(a[order[k]!]!));
             }
-            expect(Math.abs(s), `${name} ${JSON.stringify(o)} group ${g}`).toBeLessThanOrEqual(1e-9 * Math.max(1, scale));
+            expect(Math.abs(s), `${name} ${JSON.stringify(o)} group ${g}`).toBeLessThanOrEqual(
+              1e-9 * Math.max(1, scale),
+            );
           }
         }
       }),
@@ -124,41 +125,68 @@ describe("properties (fast-check)", () => {
 
   it("affine invariance: each method's claimed transform leaves the advantages unchanged", () => {
     fc.assert(
-      fc.property(batchArb, fc.double({ min: 0.1, max: 10, noNaN: true }), fc.double({ min: -10, max: 10, noNaN: true }), (b, scale, shift) => {
-        const input = toInput(b);
-        const aff = (xs: Float64Array) => xs.map((x) => scale * x + shift);
-        const moved: AdvantageInput = { ...input, rewards: aff(input.rewards), components: { names: ["a", "b", "c"], scores: input.components!.scores.map(aff) } };
-        // per-component transforms with different scales
-        const perComp: AdvantageInput = {
-          ...input,
-          components: { names: ["a", "b", "c"], scores: input.components!.scores.map((s, k) => s.map((x) => (k + 1) * scale * x - k * shift)) },
-        };
-        const invariant: [string, Record<string, unknown>, AdvantageInput][] = [
-          ["grpo", { epsilon: 0 }, moved], // r ↦ a r + b, a > 0
-          ["grpo", { std: "population", epsilon: 0 }, moved],
-          ["grpo", { baseline: "leave-one-out", stdOver: "others", epsilon: 0, epsilonWhere: "positive-std" }, shifted(input, shift)],
-          ["reinforce_pp_baseline", { epsilon: 0 }, moved],
-          ["stratified", { epsilon: 0 }, moved],
-          ["rank", {}, { ...input, rewards: input.rewards.map((x) => Math.exp(x) + x ** 3) }], // any increasing map
-          ["dr_grpo", {}, shifted(input, shift)],
-          ["rloo", {}, shifted(input, shift)],
-          ["opo", {}, shifted(input, shift)],
-          ["opo", {}, { ...input, lengths: input.lengths!.map((l) => l * 3) }],
-          ["gdpo", { epsilon: 0 }, perComp], // batch ε kept: a sum that is 0 up to rounding must not be blown up
-          ["mo_grpo", { epsilon: 0 }, perComp],
-          ["rdpo", {}, perComp],
-          ["corr_grpo", {}, { ...input, components: { names: ["a", "b", "c"], scores: input.components!.scores.map((s, k) => s.map((x) => x + k * shift)) } }],
-        ];
-        for (const [name, o, other] of invariant) {
-          const a = run(name, input, o);
-          const c = run(name, other, o);
-          for (let i = 0; i < a.length; i++) expect(near(a[i]!, c[i]!, 1e-7), `${name} ${JSON.stringify(o)} at ${i}: ${a[i]} vs ${c[i]}`).toBe(true);
-        }
-        // scale equivariance where claimed: Dr.GRPO, RLOO, GPG-free baselines scale with the rewards
-        const dr = run("dr_grpo", input);
-        const drs = run("dr_grpo", { ...input, rewards: input.rewards.map((x) => scale * x) });
-        for (let i = 0; i < dr.length; i++) expect(near(scale * dr[i]!, drs[i]!, 1e-9)).toBe(true);
-      }),
+      fc.property(
+        batchArb,
+        fc.double({ min: 0.1, max: 10, noNaN: true }),
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        (b, scale, shift) => {
+          const input = toInput(b);
+          const aff = (xs: Float64Array) => xs.map((x) => scale * x + shift);
+          const moved: AdvantageInput = {
+            ...input,
+            rewards: aff(input.rewards),
+            components: { names: ["a", "b", "c"], scores: input.components!.scores.map(aff) },
+          };
+          // per-component transforms with different scales
+          const perComp: AdvantageInput = {
+            ...input,
+            components: {
+              names: ["a", "b", "c"],
+              scores: input.components!.scores.map((s, k) => s.map((x) => (k + 1) * scale * x - k * shift)),
+            },
+          };
+          const invariant: [string, Record<string, unknown>, AdvantageInput][] = [
+            ["grpo", { epsilon: 0 }, moved], // r ↦ a r + b, a > 0
+            ["grpo", { std: "population", epsilon: 0 }, moved],
+            [
+              "grpo",
+              { baseline: "leave-one-out", stdOver: "others", epsilon: 0, epsilonWhere: "positive-std" },
+              shifted(input, shift),
+            ],
+            ["reinforce_pp_baseline", { epsilon: 0 }, moved],
+            ["stratified", { epsilon: 0 }, moved],
+            ["rank", {}, { ...input, rewards: input.rewards.map((x) => Math.exp(x) + x ** 3) }], // any increasing map
+            ["dr_grpo", {}, shifted(input, shift)],
+            ["rloo", {}, shifted(input, shift)],
+            ["opo", {}, shifted(input, shift)],
+            ["opo", {}, { ...input, lengths: input.lengths!.map((l) => l * 3) }],
+            ["gdpo", { epsilon: 0 }, perComp], // batch ε kept: a sum that is 0 up to rounding must not be blown up
+            ["mo_grpo", { epsilon: 0 }, perComp],
+            ["rdpo", {}, perComp],
+            [
+              "corr_grpo",
+              {},
+              {
+                ...input,
+                components: {
+                  names: ["a", "b", "c"],
+                  scores: input.components!.scores.map((s, k) => s.map((x) => x + k * shift)),
+                },
+              },
+            ],
+          ];
+          for (const [name, o, other] of invariant) {
+            const a = run(name, input, o);
+            const c = run(name, other, o);
+            for (let i = 0; i < a.length; i++)
+              expect(near(a[i]!, c[i]!, 1e-7), `${name} ${JSON.stringify(o)} at ${i}: ${a[i]} vs ${c[i]}`).toBe(true);
+          }
+          // scale equivariance where claimed: Dr.GRPO, RLOO, GPG-free baselines scale with the rewards
+          const dr = run("dr_grpo", input);
+          const drs = run("dr_grpo", { ...input, rewards: input.rewards.map((x) => scale * x) });
+          for (let i = 0; i < dr.length; i++) expect(near(scale * dr[i]!, drs[i]!, 1e-9)).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });

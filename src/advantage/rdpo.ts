@@ -141,7 +141,8 @@ export function rdpo(input: AdvantageInput, o: RdpoOptions, buffer?: Float64Arra
 
 export const rdpoEstimator: EstimatorDefinition<RdpoOptions> = {
   name: "rdpo",
-  summary: "RDPO (experimental interpretation): magnitude-aware quantiles, ZCA-Mahalanobis whitening in the active subspace, weighted sum",
+  summary:
+    "RDPO (experimental interpretation): magnitude-aware quantiles, ZCA-Mahalanobis whitening in the active subspace, weighted sum",
   options: rdpoOptions,
   needs: ["components"],
   uses: ["lengths"],

@@ -32,27 +32,37 @@ export function withFilter(def: EstimatorDefinition): EstimatorDefinition {
  * Estimator registry: verl's names (where verl has one) → definition. Adding an estimator is one file and one line
  * here; the lists below, the property tests and the benchmark derive from it.
  */
-export const estimators: Registry<EstimatorDefinition> = defineRegistry<EstimatorDefinition>("estimator", (e) => e.name, [
-  grpoEstimator,
-  drGrpoEstimator,
-  rlooEstimator,
-  reinforcePpBaselineEstimator,
-  reinforcePpEstimator,
-  opoEstimator,
-  grpoPasskEstimator,
-  gpgEstimator,
-  rankEstimator,
-  stratifiedEstimator,
-  gdpoEstimator,
-  moGrpoEstimator,
-  corrGrpoEstimator,
-  rdpoEstimator,
-].map(withFilter));
+export const estimators: Registry<EstimatorDefinition> = defineRegistry<EstimatorDefinition>(
+  "estimator",
+  (e) => e.name,
+  [
+    grpoEstimator,
+    drGrpoEstimator,
+    rlooEstimator,
+    reinforcePpBaselineEstimator,
+    reinforcePpEstimator,
+    opoEstimator,
+    grpoPasskEstimator,
+    gpgEstimator,
+    rankEstimator,
+    stratifiedEstimator,
+    gdpoEstimator,
+    moGrpoEstimator,
+    corrGrpoEstimator,
+    rdpoEstimator,
+  ].map(withFilter),
+);
 
 /** Single-reward estimators (read `rewards` and the groups), derived from the registry: those that do not need `components`. */
-export const SINGLE_REWARD: readonly string[] = estimators.values().filter((e) => !e.needs?.includes("components")).map((e) => e.name);
+export const SINGLE_REWARD: readonly string[] = estimators
+  .values()
+  .filter((e) => !e.needs?.includes("components"))
+  .map((e) => e.name);
 /** Multi-component estimators (read `components`), derived from the registry. */
-export const MULTI_COMPONENT: readonly string[] = estimators.values().filter((e) => e.needs?.includes("components")).map((e) => e.name);
+export const MULTI_COMPONENT: readonly string[] = estimators
+  .values()
+  .filter((e) => e.needs?.includes("components"))
+  .map((e) => e.name);
 
 /** Looks up an estimator by name; `undefined` when unknown. The returned `compute` honours the `filter` option. */
 export function getEstimator(name: string): EstimatorDefinition<unknown> | undefined {

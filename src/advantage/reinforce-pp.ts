@@ -37,10 +37,20 @@ export type ReinforcePpBaselineOptions = z.infer<typeof reinforcePpBaselineOptio
  * @param input rewards shape [n]; `lengths` shape [n] for token whitening.
  * @returns advantages, shape [n]; NaN where the reward is null.
  */
-export function reinforcePpBaseline(input: AdvantageInput, o: ReinforcePpBaselineOptions, out?: Float64Array): Float64Array {
+export function reinforcePpBaseline(
+  input: AdvantageInput,
+  o: ReinforcePpBaselineOptions,
+  out?: Float64Array,
+): Float64Array {
   const weights = whitenWeights("reinforce_pp_baseline", input, o.whiten);
   const { rewards, groups } = input;
-  const x = centerScale(rewards, groups, undefined, { center: "mean", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 }, out);
+  const x = centerScale(
+    rewards,
+    groups,
+    undefined,
+    { center: "mean", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 },
+    out,
+  );
   whitenInPlace(x, o, weights);
   return x;
 }

@@ -14,7 +14,11 @@ export interface ResolvedEstimator {
  * Shared by the spec's `advantage:` block, `rewardkit advantages` and the server's `/v1/advantages`.
  * @throws {UserError} naming the unknown estimator or preset (with the known ones) or each invalid option.
  */
-export function resolveEstimator(name: string, preset?: string, options: Record<string, unknown> = {}): ResolvedEstimator {
+export function resolveEstimator(
+  name: string,
+  preset?: string,
+  options: Record<string, unknown> = {},
+): ResolvedEstimator {
   const estimator = getEstimator(name);
   if (!estimator) throw new UserError(`estimator: unknown "${name}"; known: ${estimatorNames().join(", ")}`);
   let raw = options;
@@ -26,6 +30,9 @@ export function resolveEstimator(name: string, preset?: string, options: Record<
     }
   }
   const r = estimator.options.safeParse(raw);
-  if (!r.success) throw new UserError(`estimator ${estimator.name} options: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  if (!r.success)
+    throw new UserError(
+      `estimator ${estimator.name} options: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    );
   return { estimator, options: r.data as Record<string, unknown> };
 }

@@ -20,7 +20,13 @@ export type RlooOptions = z.infer<typeof rlooOptions>;
  */
 export function rloo(input: AdvantageInput, o: RlooOptions, out?: Float64Array): Float64Array {
   const { rewards, groups } = input;
-  return centerScale(rewards, groups, undefined, { center: "leave-one-out", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 }, out);
+  return centerScale(
+    rewards,
+    groups,
+    undefined,
+    { center: "leave-one-out", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 },
+    out,
+  );
 }
 
 export const rlooEstimator: EstimatorDefinition<RlooOptions> = {

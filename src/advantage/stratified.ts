@@ -39,7 +39,8 @@ export function stratified(input: AdvantageInput, o: StratifiedOptions): Float64
   const all = groupStats(rewards, groups);
   const by = groupStats(rewards, sub.index);
   const unbiased = o.std === "unbiased";
-  const scaleOf = (n: number, m2: number, flat: boolean): number => (flat || n < 2 ? 0 : 1 / (Math.sqrt(m2 / (unbiased ? n - 1 : n)) + o.epsilon));
+  const scaleOf = (n: number, m2: number, flat: boolean): number =>
+    flat || n < 2 ? 0 : 1 / (Math.sqrt(m2 / (unbiased ? n - 1 : n)) + o.epsilon);
   const out = new Float64Array(rewards.length).fill(NaN);
   for (let g = 0; g < groups.count; g++) {
     const mean = all.mean[g]!;

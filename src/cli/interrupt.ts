@@ -14,7 +14,10 @@ export const SIGNAL_EXIT: Readonly<Record<"SIGINT" | "SIGTERM", number>> = { SIG
  * the process; sandboxes die with their parent (`--die-with-parent`).
  * @returns what `job` returns.
  */
-export async function whileInterruptible<T>(job: (finished: () => void) => Promise<T>, message: (signal: NodeJS.Signals) => string): Promise<T> {
+export async function whileInterruptible<T>(
+  job: (finished: () => void) => Promise<T>,
+  message: (signal: NodeJS.Signals) => string,
+): Promise<T> {
   let done = false;
   const on = (signal: "SIGINT" | "SIGTERM") => (): void => {
     if (done) {
@@ -22,7 +25,9 @@ export async function whileInterruptible<T>(job: (finished: () => void) => Promi
       process.exit(0);
     }
     const n = removeTemps();
-    process.stderr.write(`\nrewardkit: interrupted by ${signal}: ${message(signal)}${n > 0 ? ` (${n} temporary file(s) removed)` : ""}\n`);
+    process.stderr.write(
+      `\nrewardkit: interrupted by ${signal}: ${message(signal)}${n > 0 ? ` (${n} temporary file(s) removed)` : ""}\n`,
+    );
     process.exit(SIGNAL_EXIT[signal]);
   };
   process.on("SIGINT", on("SIGINT"));

@@ -16,7 +16,8 @@ export function intOption(value: string): number {
 /** Parses a non-negative integer option (0 allowed, e.g. `--cache-size 0` disables the cache). */
 export function countOption(value: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a non-negative integer");
+  if (value.trim() === "" || !Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError("expected a non-negative integer");
   return n;
 }
 

@@ -8,7 +8,9 @@ import type { BackoffOptions } from "./retry.js";
 import type { CallUsage, ClientOptions, Extracted } from "./types.js";
 
 /** The outcome of {@link ModelClient.call}. `attempts` counts HTTP requests made for it (0 when served from the cache). */
-export type CallResult<T> = { ok: true; value: T; attempts: number; cached: boolean } | { ok: false; error: string; status?: number; attempts: number };
+export type CallResult<T> =
+  | { ok: true; value: T; attempts: number; cached: boolean }
+  | { ok: false; error: string; status?: number; attempts: number };
 
 /** Per-call settings. */
 export interface CallOptions<T> {
@@ -39,10 +41,23 @@ export class ModelClient {
   private readonly headers: Record<string, string>;
   private readonly backoff: BackoffOptions;
   private readonly agents: Agents;
-  private readonly usage: CallUsage = { calls: 0, retries: 0, failures: 0, timeouts: 0, cacheHits: 0, promptTokens: 0, completionTokens: 0, cost: 0 };
+  private readonly usage: CallUsage = {
+    calls: 0,
+    retries: 0,
+    failures: 0,
+    timeouts: 0,
+    cacheHits: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cost: 0,
+  };
 
   constructor(private readonly o: ClientOptions) {
-    this.limiter = new Limiter({ concurrency: o.concurrency, ...(o.rpm !== undefined ? { rpm: o.rpm } : {}), ...(o.tpm !== undefined ? { tpm: o.tpm } : {}) });
+    this.limiter = new Limiter({
+      concurrency: o.concurrency,
+      ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
+      ...(o.tpm !== undefined ? { tpm: o.tpm } : {}),
+    });
     this.cache = new BoundedCache<unknown>(o.cacheSize);
     this.headers = { ...(o.headers ?? {}), ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) };
     this.backoff = { baseMs: o.backoffMs ?? 500, maxMs: o.maxBackoffMs ?? 30_000 };
@@ -131,9 +146,15 @@ export class ModelClient {
       if (a.kind === "fail" || retry >= this.o.maxRetries) {
         this.usage.failures++;
         const error = a.kind === "retry" ? `${a.error} (gave up after ${attempts} attempts)` : a.error;
-        return { ok: false, error: this.redact(error), ...(a.status !== undefined ? { status: a.status } : {}), attempts };
+        return {
+          ok: false,
+          error: this.redact(error),
+          ...(a.status !== undefined ? { status: a.status } : {}),
+          attempts,
+        };
       }
-      if (a.status === 429 && a.retryAfterMs !== undefined) this.limiter.pause(Math.min(a.retryAfterMs, this.backoff.maxMs));
+      if (a.status === 429 && a.retryAfterMs !== undefined)
+        this.limiter.pause(Math.min(a.retryAfterMs, this.backoff.maxMs));
       this.usage.retries++;
       try {
         await sleep(backoffDelay(retry, this.backoff, a.retryAfterMs), co.signal);

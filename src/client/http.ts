@@ -28,7 +28,10 @@ export interface Agents {
 
 /** Connection pools sized for `maxSockets` concurrent requests per host. */
 export function createAgents(maxSockets: number): Agents {
-  return { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
+  return {
+    http: new HttpAgent({ keepAlive: true, maxSockets }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets }),
+  };
 }
 
 function toHeaders(h: IncomingHttpHeaders): Headers {
@@ -37,10 +40,19 @@ function toHeaders(h: IncomingHttpHeaders): Headers {
   return out;
 }
 
-type Raw = { status: number; headers: IncomingHttpHeaders; text: string } | { error: string; timedOut?: boolean; aborted?: boolean };
+type Raw =
+  | { status: number; headers: IncomingHttpHeaders; text: string }
+  | { error: string; timedOut?: boolean; aborted?: boolean };
 
 /** One exchange over node:http(s): the whole body, or why not. A body shorter than announced is an error. */
-function exchange(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, agents: Agents, signal: AbortSignal | undefined): Promise<Raw> {
+function exchange(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  agents: Agents,
+  signal: AbortSignal | undefined,
+): Promise<Raw> {
   return new Promise<Raw>((resolve) => {
     let done = false;
     const finish = (r: Raw): void => {
@@ -53,15 +65,29 @@ function exchange(url: URL, body: string, headers: Record<string, string>, timeo
     const https = url.protocol === "https:";
     const req = (https ? httpsRequest : httpRequest)(
       url,
-      { method: "POST", agent: https ? agents.https : agents.http, headers: { "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(body), ...headers } },
+      {
+        method: "POST",
+        agent: https ? agents.https : agents.http,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          "content-length": Buffer.byteLength(body),
+          ...headers,
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", (e) => finish({ error: `response failed: ${e.message}` }));
         res.on("close", () => {
-          if (!res.complete) finish({ error: `truncated body: the connection closed after ${chunks.reduce((n, c) => n + c.length, 0)} bytes` });
+          if (!res.complete)
+            finish({
+              error: `truncated body: the connection closed after ${chunks.reduce((n, c) => n + c.length, 0)} bytes`,
+            });
         });
-        res.on("end", () => finish({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          finish({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }),
+        );
       },
     );
     const timer = setTimeout(() => {
@@ -74,7 +100,9 @@ function exchange(url: URL, body: string, headers: Record<string, string>, timeo
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
-    req.on("error", (e: NodeJS.ErrnoException) => finish({ error: `request failed: ${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ""}` }));
+    req.on("error", (e: NodeJS.ErrnoException) =>
+      finish({ error: `request failed: ${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ""}` }),
+    );
     req.end(body);
   });
 }
@@ -85,7 +113,14 @@ function exchange(url: URL, body: string, headers: Record<string, string>, timeo
  * (`sse.ts`); a stream without its `[DONE]` line is truncated and retried.
  * @param signal the caller's deadline: when it aborts, the attempt is abandoned (`fail`, not retried).
  */
-export async function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number, agents: Agents, signal?: AbortSignal): Promise<Attempt> {
+export async function postOnce(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  agents: Agents,
+  signal?: AbortSignal,
+): Promise<Attempt> {
   let u: URL;
   try {
     u = new URL(url);
@@ -93,11 +128,19 @@ export async function postOnce(url: string, body: string, headers: Record<string
     return { kind: "fail", error: `invalid URL ${url}` };
   }
   const r = await exchange(u, body, headers, timeoutMs, agents, signal);
-  if ("error" in r) return r.aborted ? { kind: "fail", error: r.error } : { kind: "retry", error: r.error, ...(r.timedOut ? { timedOut: true } : {}) };
+  if ("error" in r)
+    return r.aborted
+      ? { kind: "fail", error: r.error }
+      : { kind: "retry", error: r.error, ...(r.timedOut ? { timedOut: true } : {}) };
   const { status, text } = r;
   if (status < 200 || status > 299) {
     const retryAfterMs = parseRetryAfter(toHeaders(r.headers));
-    return { kind: retryableStatus(status) ? "retry" : "fail", status, error: `HTTP ${status}: ${head(text)}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    return {
+      kind: retryableStatus(status) ? "retry" : "fail",
+      status,
+      error: `HTTP ${status}: ${head(text)}`,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
   }
   const type = String(r.headers["content-type"] ?? "").toLowerCase();
   if (type.includes("text/event-stream")) {
@@ -108,7 +151,10 @@ export async function postOnce(url: string, body: string, headers: Record<string
     return { kind: "ok", status, json: JSON.parse(text) as unknown };
   } catch {
     // a proxy's error page (HTML with status 200) or a body cut short: both pass on a retry
-    const what = type.includes("json") || type === "" ? "malformed JSON" : `content-type ${type.split(";")[0]} (expected application/json)`;
+    const what =
+      type.includes("json") || type === ""
+        ? "malformed JSON"
+        : `content-type ${type.split(";")[0]} (expected application/json)`;
     return { kind: "retry", status, error: `${what}: ${head(text)}` };
   }
 }

@@ -37,7 +37,10 @@ export interface ReplayServer {
  * Starts a replay server on 127.0.0.1 (a free port). `key(body)` groups retries of one logical request (default:
  * the body's JSON) for `attempt`.
  */
-export async function startReplay(handler: (r: Received) => Reply | Promise<Reply>, key: (body: Record<string, unknown>) => string = (b) => JSON.stringify(b)): Promise<ReplayServer> {
+export async function startReplay(
+  handler: (r: Received) => Reply | Promise<Reply>,
+  key: (body: Record<string, unknown>) => string = (b) => JSON.stringify(b),
+): Promise<ReplayServer> {
   const received: Received[] = [];
   const attempts = new Map<string, number>();
   const t0 = performance.now();
@@ -62,7 +65,11 @@ export async function startReplay(handler: (r: Received) => Reply | Promise<Repl
         if (res.destroyed) return;
         const text = reply.raw ?? JSON.stringify(reply.json ?? {});
         const data = Buffer.from(text, "utf8");
-        res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json", "content-length": String(data.length), ...(reply.headers ?? {}) });
+        res.writeHead(reply.status ?? 200, {
+          "content-type": reply.contentType ?? "application/json",
+          "content-length": String(data.length),
+          ...(reply.headers ?? {}),
+        });
         if (reply.truncateAt !== undefined) {
           res.write(data.subarray(0, reply.truncateAt));
           res.socket?.destroy();
@@ -87,13 +94,26 @@ export async function startReplay(handler: (r: Received) => Reply | Promise<Repl
 }
 
 /** A chat.completion answer with the given message texts (one choice each) and optional per-choice log-probs. */
-export function chatCompletion(texts: readonly string[], logprobs?: ReadonlyArray<unknown>, usage = { prompt_tokens: 100, completion_tokens: 20 }): Record<string, unknown> {
+export function chatCompletion(
+  texts: readonly string[],
+  logprobs?: ReadonlyArray<unknown>,
+  usage = { prompt_tokens: 100, completion_tokens: 20 },
+): Record<string, unknown> {
   return {
     id: "chatcmpl-replay",
     object: "chat.completion",
     model: "replay",
-    choices: texts.map((content, index) => ({ index, message: { role: "assistant", content }, finish_reason: "stop", logprobs: logprobs?.[index] ?? null })),
-    usage: { ...usage, completion_tokens: usage.completion_tokens * texts.length, total_tokens: usage.prompt_tokens + usage.completion_tokens * texts.length },
+    choices: texts.map((content, index) => ({
+      index,
+      message: { role: "assistant", content },
+      finish_reason: "stop",
+      logprobs: logprobs?.[index] ?? null,
+    })),
+    usage: {
+      ...usage,
+      completion_tokens: usage.completion_tokens * texts.length,
+      total_tokens: usage.prompt_tokens + usage.completion_tokens * texts.length,
+    },
   };
 }
 

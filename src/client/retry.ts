@@ -17,7 +17,12 @@ export interface BackoffOptions {
  * With a `Retry-After` of r ms the delay is min(maxMs, r) plus up to 10 % jitter: the server's instruction is a floor.
  * @param random a uniform [0, 1) source (tests pass a constant).
  */
-export function backoffDelay(retry: number, o: BackoffOptions, retryAfterMs?: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  o: BackoffOptions,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined && retryAfterMs >= 0) {
     const r = Math.min(o.maxMs, retryAfterMs);
     return Math.round(r + 0.1 * r * random());

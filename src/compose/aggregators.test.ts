@@ -16,7 +16,8 @@ const spec = (top: string, comp = "") =>
 ${top}`,
     "t.yaml",
   );
-const R = (...s: Array<number | null>): ComponentResult[] => s.map((v) => (v === null ? unscorable("no_answer") : ok(v)));
+const R = (...s: Array<number | null>): ComponentResult[] =>
+  s.map((v) => (v === null ? unscorable("no_answer") : ok(v)));
 
 describe("aggregators", () => {
   it("weighted-sum is the default and accepts the string form", () => {
@@ -43,15 +44,21 @@ aggregate: gated`,
     expect(computeReward(s, R(1, 0, -3))).toBeCloseTo(0.8, 15);
     expect(computeReward(s, R(1, 1, -3))).toBeCloseTo(1, 15);
     expect(computeReward(s, R(null, 1, 0))).toBeCloseTo(0.2, 15);
-    const f = spec(`aggregate: {type: formula, formula: "max(a, b) - abs(c) ^ 2 / 4 + sqrt(4) * floor(1.7) - log(exp(1))"}`);
+    const f = spec(
+      `aggregate: {type: formula, formula: "max(a, b) - abs(c) ^ 2 / 4 + sqrt(4) * floor(1.7) - log(exp(1))"}`,
+    );
     // max(0, 1) − 0.25 / 4 + 2 · 1 − 1 = 1.9375
     expect(computeReward(f, R(0, 1, -0.5))).toBe(1.9375);
     expect(computeReward(spec(`aggregate: {type: formula, formula: "a / b"}`), R(1, 0, 0))).toBeNull();
   });
 
   it("formula errors name the column and the unknown names", () => {
-    expect(() => spec(`aggregate: {type: formula, formula: "0.8 * accuracy + b"}`)).toThrow(/aggregate.formula: unknown component "accuracy"; known: a, b, c/);
-    expect(() => spec(`aggregate: {type: formula, formula: "0.8 * (a + b"}`)).toThrow(/expected "\)", found "end of formula" at column 13/);
+    expect(() => spec(`aggregate: {type: formula, formula: "0.8 * accuracy + b"}`)).toThrow(
+      /aggregate.formula: unknown component "accuracy"; known: a, b, c/,
+    );
+    expect(() => spec(`aggregate: {type: formula, formula: "0.8 * (a + b"}`)).toThrow(
+      /expected "\)", found "end of formula" at column 13/,
+    );
     expect(() => spec(`aggregate: {type: formula, formula: "eval(a)"}`)).toThrow(/unknown function "eval"/);
     expect(() => spec(`aggregate: formula`)).toThrow(/aggregate.formula: required/);
   });
@@ -71,8 +78,12 @@ aggregate: gated`,
   it("geometric-desirability: Derringer–Suich curves and a weighted geometric mean", () => {
     expect(desirability({ kind: "larger-is-better", low: 0, high: 10, shape: 2 }, 5)).toBe(0.25);
     expect(desirability({ kind: "smaller-is-better", low: 0, high: 10, shape: 1 }, 2)).toBe(0.8);
-    expect(desirability({ kind: "target-is-best", low: 0, target: 5, high: 10, shapeLow: 1, shapeHigh: 1 }, 7.5)).toBe(0.5);
-    expect(desirability({ kind: "target-is-best", low: 0, target: 5, high: 10, shapeLow: 1, shapeHigh: 1 }, 11)).toBe(0);
+    expect(desirability({ kind: "target-is-best", low: 0, target: 5, high: 10, shapeLow: 1, shapeHigh: 1 }, 7.5)).toBe(
+      0.5,
+    );
+    expect(desirability({ kind: "target-is-best", low: 0, target: 5, high: 10, shapeLow: 1, shapeHigh: 1 }, 11)).toBe(
+      0,
+    );
     const s = spec(`aggregate:
   type: geometric-desirability
   curves:
@@ -104,8 +115,12 @@ aggregate: gated`,
 
   it("unknown aggregators and options are spec errors with a path", () => {
     expect(() => spec("aggregate: product")).toThrow(SpecError);
-    expect(() => spec("aggregate: product")).toThrow(/aggregate: unknown aggregator "product"; known: formula, gated, geometric-desirability, lexicographic/);
+    expect(() => spec("aggregate: product")).toThrow(
+      /aggregate: unknown aggregator "product"; known: formula, gated, geometric-desirability, lexicographic/,
+    );
     expect(() => spec("aggregate: {type: min, foo: 1}")).toThrow(/aggregate.foo: unknown min option "foo"/);
-    expect(() => spec("aggregate: {type: lexicographic, order: [a, z]}")).toThrow(/aggregate.order\[1\]: unknown component "z"/);
+    expect(() => spec("aggregate: {type: lexicographic, order: [a, z]}")).toThrow(
+      /aggregate.order\[1\]: unknown component "z"/,
+    );
   });
 });

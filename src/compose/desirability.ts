@@ -3,8 +3,18 @@ import type { AggregatorDefinition } from "./types.js";
 
 const bound = z.number().finite();
 const curve = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("larger-is-better"), low: bound, high: bound, shape: z.number().positive().default(1) }),
-  z.strictObject({ kind: z.literal("smaller-is-better"), low: bound, high: bound, shape: z.number().positive().default(1) }),
+  z.strictObject({
+    kind: z.literal("larger-is-better"),
+    low: bound,
+    high: bound,
+    shape: z.number().positive().default(1),
+  }),
+  z.strictObject({
+    kind: z.literal("smaller-is-better"),
+    low: bound,
+    high: bound,
+    shape: z.number().positive().default(1),
+  }),
   z.strictObject({
     kind: z.literal("target-is-best"),
     low: bound,
@@ -33,7 +43,9 @@ export function desirability(c: DesirabilityCurve, y: number): number {
     case "target-is-best":
       if (y < c.low || y > c.high) return 0;
       if (y === c.target) return 1;
-      return y < c.target ? ((y - c.low) / (c.target - c.low)) ** c.shapeLow : ((c.high - y) / (c.high - c.target)) ** c.shapeHigh;
+      return y < c.target
+        ? ((y - c.low) / (c.target - c.low)) ** c.shapeLow
+        : ((c.high - y) / (c.high - c.target)) ** c.shapeHigh;
   }
 }
 
@@ -58,13 +70,24 @@ export const geometricDesirabilityAggregator: AggregatorDefinition<DesirabilityO
   options: options.superRefine((o, ctx) => {
     for (const [name, c] of Object.entries(o.curves)) {
       const ordered = c.kind === "target-is-best" ? c.low < c.target && c.target < c.high : c.low < c.high;
-      if (!ordered) ctx.addIssue({ code: "custom", path: ["curves", name], message: c.kind === "target-is-best" ? "need low < target < high" : "need low < high" });
+      if (!ordered)
+        ctx.addIssue({
+          code: "custom",
+          path: ["curves", name],
+          message: c.kind === "target-is-best" ? "need low < target < high" : "need low < high",
+        });
     }
   }),
   weighted: true,
   compile(o, ctx) {
     const unknown = Object.keys(o.curves).filter((n) => !ctx.names.includes(n));
-    if (unknown.length > 0) return { issues: unknown.map((n) => ({ path: ["curves", n], message: `unknown component "${n}"; known: ${ctx.names.join(", ")}` })) };
+    if (unknown.length > 0)
+      return {
+        issues: unknown.map((n) => ({
+          path: ["curves", n],
+          message: `unknown component "${n}"; known: ${ctx.names.join(", ")}`,
+        })),
+      };
     const curves = ctx.names.map((n) => o.curves[n] ?? IDENTITY);
     return {
       aggregate(terms) {

@@ -27,7 +27,9 @@ describe("formula parser", () => {
 
   it("never evaluates code: anything outside the grammar is an error with a column", () => {
     expect(() => parseFormula("a; process.exit()")).toThrow(/unexpected character ";" at column 2/);
-    expect(() => parseFormula("constructor.constructor('x')()")).toThrow(/unknown function "constructor.constructor"|unexpected character/);
+    expect(() => parseFormula("constructor.constructor('x')()")).toThrow(
+      /unknown function "constructor.constructor"|unexpected character/,
+    );
     expect(() => parseFormula("abs(1, 2)")).toThrow(/abs takes one argument/);
     expect(() => parseFormula("1 +")).toThrow(/unexpected end of formula at column 4/);
     expect(() => parseFormula("1 2")).toThrow(/unexpected "2" at column 3/);

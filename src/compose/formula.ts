@@ -145,7 +145,8 @@ export function parseFormula(src: string): Expr {
     if (t.type === "name") {
       k++;
       if (peek().type !== "(") return { kind: "var", name: t.text };
-      if (!Object.hasOwn(FUNCTIONS, t.text)) fail(`unknown function "${t.text}"; known: ${Object.keys(FUNCTIONS).join(", ")}`, t);
+      if (!Object.hasOwn(FUNCTIONS, t.text))
+        fail(`unknown function "${t.text}"; known: ${Object.keys(FUNCTIONS).join(", ")}`, t);
       k++;
       const args = [expr()];
       while (peek().type === ",") {
@@ -180,7 +181,10 @@ export function formulaNames(e: Expr, out: string[] = []): string[] {
  * Compiles a parsed formula into a function of a value array, with each name bound to an index.
  * Example: `compileFormula(parseFormula("0.8 * a + 0.2 * b"), {a: 0, b: 1})([1, 0.5])` → 0.9.
  */
-export function compileFormula(e: Expr, index: Readonly<Record<string, number>>): (values: ArrayLike<number>) => number {
+export function compileFormula(
+  e: Expr,
+  index: Readonly<Record<string, number>>,
+): (values: ArrayLike<number>) => number {
   switch (e.kind) {
     case "num": {
       const v = e.value;
@@ -289,7 +293,14 @@ export const formulaAggregator: AggregatorDefinition<z.infer<typeof formulaOptio
     ctx.names.forEach((n, i) => (index[n] = i));
     const unknown = formulaNames(ast).filter((n) => index[n] === undefined);
     if (unknown.length > 0) {
-      return { issues: [{ path: ["formula"], message: `unknown component${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => `"${n}"`).join(", ")}; known: ${ctx.names.join(", ")}` }] };
+      return {
+        issues: [
+          {
+            path: ["formula"],
+            message: `unknown component${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => `"${n}"`).join(", ")}; known: ${ctx.names.join(", ")}`,
+          },
+        ],
+      };
     }
     const uses = ctx.names.map((n) => formulaNames(ast).includes(n));
     const f = compileFormula(ast, index);

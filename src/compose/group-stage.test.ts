@@ -41,7 +41,15 @@ describe("group-context stage", () => {
     const out = readFileSync(output, "utf8")
       .trim()
       .split("\n")
-      .map((l) => JSON.parse(l) as { id: string; reward: number; advantage: number; components: Record<string, { score: number }> });
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            id: string;
+            reward: number;
+            advantage: number;
+            components: Record<string, { score: number }>;
+          },
+      );
     expect(out.map((o) => o.id)).toEqual(rows.map((r) => r.id)); // input order kept
     for (const o of out) {
       expect(o.components.len!.score).toBeCloseTo(want[o.id]!.len, 12);
@@ -69,7 +77,10 @@ describe("group-context stage", () => {
   });
 
   it("a staged component may gate, and be gated: gates see the staged verdicts", async () => {
-    const spec = parseSpec(`components:\n  - {name: acc, type: exact}\n  - {name: len, type: group-length, correctness: acc, unit: chars, gate: acc}`, "t.yaml");
+    const spec = parseSpec(
+      `components:\n  - {name: acc, type: exact}\n  - {name: len, type: group-length, correctness: acc, unit: chars, gate: acc}`,
+      "t.yaml",
+    );
     const scorer = createScorer(spec, { concurrency: 1 });
     try {
       const { scores } = await scoreBatch(scorer, rows);
@@ -91,31 +102,55 @@ describe("likelihood at the group stage: RLPR std filter and RLCPR collapse pena
     completion_tokens: 1000 * (k + 1),
     reference_logprobs: lp(0.62 + k * 0.001),
   }));
-  const spread: Rollout[] = [0.2, 0.5, 0.9].map((p, k) => ({ id: `s${k}`, group: "spread", completion: "x", completion_tokens: 100 * (k + 1), reference_logprobs: lp(p) }));
+  const spread: Rollout[] = [0.2, 0.5, 0.9].map((p, k) => ({
+    id: `s${k}`,
+    group: "spread",
+    completion: "x",
+    completion_tokens: 100 * (k + 1),
+    reference_logprobs: lp(p),
+  }));
 
   it("filterStd: a group whose scores barely vary becomes unscorable (group_filtered), the others are untouched", async () => {
-    const scorer = createScorer(parseSpec(`components:\n  - {name: lik, type: likelihood, form: mean-prob, filterStd: 0.05}`, "t.yaml"), { concurrency: 1 });
+    const scorer = createScorer(
+      parseSpec(`components:\n  - {name: lik, type: likelihood, form: mean-prob, filterStd: 0.05}`, "t.yaml"),
+      { concurrency: 1 },
+    );
     try {
       const { scores, advantages } = await scoreBatch(scorer, [...collapsed, ...spread]);
       for (let k = 0; k < 4; k++) {
-        expect(scores[k]!.results[0]).toMatchObject({ score: null, reason: "group_filtered", details: { filteredScore: expect.closeTo(0.62 + k * 0.001, 12) } });
+        expect(scores[k]!.results[0]).toMatchObject({
+          score: null,
+          reason: "group_filtered",
+          details: { filteredScore: expect.closeTo(0.62 + k * 0.001, 12) },
+        });
         expect(advantages[k]).toBe(0); // under onUnscorable: zero the group is flat: no signal
       }
-      expect(scores.slice(4).map((s) => s.results[0]!.score)).toEqual([0.2, 0.5, 0.9].map((p) => expect.closeTo(p, 12)));
+      expect(scores.slice(4).map((s) => s.results[0]!.score)).toEqual(
+        [0.2, 0.5, 0.9].map((p) => expect.closeTo(p, 12)),
+      );
     } finally {
       await scorer.close();
     }
   });
 
   it("collapsePenalty: the collapsed group's scores lose λ·(L − L_min)/(L_max − L_min); a spread group keeps its scores", async () => {
-    const scorer = createScorer(parseSpec(`components:\n  - {name: lik, type: likelihood, form: mean-prob, collapsePenalty: 0.1}`, "t.yaml"), { concurrency: 1 });
+    const scorer = createScorer(
+      parseSpec(`components:\n  - {name: lik, type: likelihood, form: mean-prob, collapsePenalty: 0.1}`, "t.yaml"),
+      { concurrency: 1 },
+    );
     try {
       const { scores } = await scoreBatch(scorer, [...collapsed, ...spread]);
       [0, 1 / 30, 2 / 30, 0.1].forEach((pen, k) => {
         expect(scores[k]!.results[0]!.score).toBeCloseTo(0.62 + k * 0.001 - pen, 12);
-        expect(scores[k]!.results[0]!.details).toMatchObject({ unpenalizedScore: expect.closeTo(0.62 + k * 0.001, 12) });
+        expect(scores[k]!.results[0]!.details).toMatchObject({
+          unpenalizedScore: expect.closeTo(0.62 + k * 0.001, 12),
+        });
       });
-      expect(scores.slice(4).map((s) => s.results[0]!.details!.collapsePenalty)).toEqual([undefined, undefined, undefined]);
+      expect(scores.slice(4).map((s) => s.results[0]!.details!.collapsePenalty)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
     } finally {
       await scorer.close();
     }

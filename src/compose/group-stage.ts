@@ -50,7 +50,12 @@ function crashed(e: unknown): ComponentResult {
  * The members of one rollout for every staged component (sparse array by component index). A `member()` that throws
  * makes that component `worker_error` for this rollout (in `results`), and the rollout is left out of its group there.
  */
-export function collectMembers(spec: RewardSpec, staged: readonly number[], input: VerifierInput, results: ComponentResult[]): unknown[] {
+export function collectMembers(
+  spec: RewardSpec,
+  staged: readonly number[],
+  input: VerifierInput,
+  results: ComponentResult[],
+): unknown[] {
   const members: unknown[] = [];
   const seen = results.slice(); // stages read per-rollout verdicts, not each other's
   for (const i of staged) {
@@ -67,7 +72,11 @@ export function collectMembers(spec: RewardSpec, staged: readonly number[], inpu
  * Runs every staged component over each group of `rollouts` (grouped by `group`, in input order) and recomputes the
  * rewards of the rollouts it changed. Mutates `results` and `reward` in place.
  */
-export function applyGroupStages(spec: RewardSpec, staged: readonly number[], rollouts: readonly StagedRollout[]): void {
+export function applyGroupStages(
+  spec: RewardSpec,
+  staged: readonly number[],
+  rollouts: readonly StagedRollout[],
+): void {
   if (staged.length === 0) return;
   const groups = new Map<string, StagedRollout[]>();
   for (const r of rollouts) {
@@ -82,7 +91,8 @@ export function applyGroupStages(spec: RewardSpec, staged: readonly number[], ro
       let out: ComponentResult[];
       try {
         out = spec.components[i]!.stage!.score(inStage.map((r) => r.members[i]));
-        if (out.length !== inStage.length) throw new Error(`group stage returned ${out.length} results for ${inStage.length} rollouts`);
+        if (out.length !== inStage.length)
+          throw new Error(`group stage returned ${out.length} results for ${inStage.length} rollouts`);
       } catch (e) {
         out = inStage.map(() => crashed(e));
       }
@@ -112,7 +122,14 @@ export function stageBatch(
   scores.forEach((s, k) => {
     if (!s.members) return;
     const values = valuesAt?.(rollouts[k]!.step ?? 0);
-    items.push({ k, group: rollouts[k]!.group, results: s.results, members: s.members, reward: s.reward, ...(values ? { values } : {}) });
+    items.push({
+      k,
+      group: rollouts[k]!.group,
+      results: s.results,
+      members: s.members,
+      reward: s.reward,
+      ...(values ? { values } : {}),
+    });
   });
   applyGroupStages(spec, staged, items);
   for (const it of items) (scores[it.k] as { reward: number | null }).reward = it.reward;

@@ -32,10 +32,18 @@ export const lexicographicAggregator: AggregatorDefinition<LexicographicOptions>
   compile(o, ctx) {
     const idx = o.order.map((n) => ctx.names.indexOf(n));
     const issues = o.order.flatMap((n, k) =>
-      idx[k]! < 0 ? [{ path: ["order", k], message: `unknown component "${n}"; known: ${ctx.names.join(", ")}` }] : o.order.indexOf(n) < k ? [{ path: ["order", k], message: `"${n}" is listed twice` }] : [],
+      idx[k]! < 0
+        ? [{ path: ["order", k], message: `unknown component "${n}"; known: ${ctx.names.join(", ")}` }]
+        : o.order.indexOf(n) < k
+          ? [{ path: ["order", k], message: `"${n}" is listed twice` }]
+          : [],
     );
     const base = o.by === "pass" ? 2 : o.levels;
-    if (base ** o.order.length > 2 ** 53) issues.push({ path: ["order"], message: `${base}^${o.order.length} digits exceed exact double precision; use fewer components or levels` });
+    if (base ** o.order.length > 2 ** 53)
+      issues.push({
+        path: ["order"],
+        message: `${base}^${o.order.length} digits exceed exact double precision; use fewer components or levels`,
+      });
     if (issues.length > 0) return { issues };
     const K = idx.length;
     const denom = base ** K - 1;
@@ -47,7 +55,8 @@ export const lexicographicAggregator: AggregatorDefinition<LexicographicOptions>
           const t = terms[idx[k]!]!;
           let q = 0;
           if (t.open && t.score !== null) {
-            q = o.by === "pass" ? (t.passed ? 1 : 0) : Math.floor(Math.min(1, Math.max(0, t.score)) * (base - 1) + 1e-9);
+            q =
+              o.by === "pass" ? (t.passed ? 1 : 0) : Math.floor(Math.min(1, Math.max(0, t.score)) * (base - 1) + 1e-9);
           }
           r += q * place[k]!;
         }

@@ -8,16 +8,20 @@ import type { Registry } from "../core/registry.js";
 import { gatedAggregator, weightedSumAggregator } from "./weighted-sum.js";
 
 /** The aggregator registry: `aggregate:` type → definition. Adding an aggregator is one file and one line here. */
-export const aggregators: Registry<AggregatorDefinition> = defineRegistry<AggregatorDefinition>("aggregator", (d) => d.type, [
-  weightedSumAggregator,
-  gatedAggregator,
-  lexicographicAggregator,
-  geometricDesirabilityAggregator,
-  formulaAggregator,
-  minAggregator,
-  logSigmoidSumAggregator,
-  parAggregator,
-]);
+export const aggregators: Registry<AggregatorDefinition> = defineRegistry<AggregatorDefinition>(
+  "aggregator",
+  (d) => d.type,
+  [
+    weightedSumAggregator,
+    gatedAggregator,
+    lexicographicAggregator,
+    geometricDesirabilityAggregator,
+    formulaAggregator,
+    minAggregator,
+    logSigmoidSumAggregator,
+    parAggregator,
+  ],
+);
 
 /** Looks up an aggregator type; `undefined` when unknown. */
 export function getAggregator(type: string): AggregatorDefinition<unknown> | undefined {

@@ -9,13 +9,23 @@ export interface StepValues {
 }
 
 /** Does component `i` pass (score ≥ its passThreshold, or `thresholds[i]` at this step)? Unscorable never passes. */
-export function passes(spec: RewardSpec, results: readonly ComponentResult[], i: number, thresholds?: readonly number[]): boolean {
+export function passes(
+  spec: RewardSpec,
+  results: readonly ComponentResult[],
+  i: number,
+  thresholds?: readonly number[],
+): boolean {
   const s = results[i]?.score;
   return s !== null && s !== undefined && s >= (thresholds ? thresholds[i]! : spec.components[i]!.passThreshold);
 }
 
 /** A gate is open when the gate component passes and its own gate (if any) is open: chains compose. */
-export function gateOpen(spec: RewardSpec, results: readonly ComponentResult[], i: number, thresholds?: readonly number[]): boolean {
+export function gateOpen(
+  spec: RewardSpec,
+  results: readonly ComponentResult[],
+  i: number,
+  thresholds?: readonly number[],
+): boolean {
   for (let g = spec.components[i]!.gate; g !== undefined; g = spec.components[g]!.gate) {
     if (!passes(spec, results, g, thresholds)) return false;
   }
@@ -30,7 +40,11 @@ export function gateOpen(spec: RewardSpec, results: readonly ComponentResult[], 
  * @param values the scheduled weights and thresholds at the rollout's step, when the spec has schedules.
  * @returns the reward, or `null` (excluded, or a formula that is not finite).
  */
-export function computeReward(spec: RewardSpec, results: readonly ComponentResult[], values?: StepValues): number | null {
+export function computeReward(
+  spec: RewardSpec,
+  results: readonly ComponentResult[],
+  values?: StepValues,
+): number | null {
   const th = values?.thresholds;
   const terms: AggregateTerm[] = spec.components.map((c, i) => ({
     name: c.name,
@@ -40,6 +54,10 @@ export function computeReward(spec: RewardSpec, results: readonly ComponentResul
     passed: passes(spec, results, i, th),
   }));
   const agg = spec.aggregate;
-  if (spec.onUnscorable === "exclude" && terms.some((t, i) => t.score === null && t.open && agg.uses[i] && (!agg.weighted || t.weight !== 0))) return null;
+  if (
+    spec.onUnscorable === "exclude" &&
+    terms.some((t, i) => t.score === null && t.open && agg.uses[i] && (!agg.weighted || t.weight !== 0))
+  )
+    return null;
   return agg.aggregate(terms);
 }

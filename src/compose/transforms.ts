@@ -53,7 +53,13 @@ export const logSigmoidSumAggregator: AggregatorDefinition<z.infer<typeof logSig
   weighted: true,
   compile(o, ctx) {
     const unknown = Object.keys(o.references).filter((n) => !ctx.names.includes(n));
-    if (unknown.length > 0) return { issues: unknown.map((n) => ({ path: ["references", n], message: `unknown component "${n}"; known: ${ctx.names.join(", ")}` })) };
+    if (unknown.length > 0)
+      return {
+        issues: unknown.map((n) => ({
+          path: ["references", n],
+          message: `unknown component "${n}"; known: ${ctx.names.join(", ")}`,
+        })),
+      };
     const refs = ctx.names.map((n) => o.references[n] ?? 0);
     return {
       aggregate(terms) {

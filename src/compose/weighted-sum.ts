@@ -13,7 +13,9 @@ export function weightedSum(terms: readonly AggregateTerm[]): number {
 }
 
 function describeSum(ctx: { names: readonly string[]; gates: ReadonlyArray<number | undefined> }): string {
-  return ctx.names.map((n, i) => `w·${n}${ctx.gates[i] !== undefined ? `[if ${ctx.names[ctx.gates[i]]} passes]` : ""}`).join(" + ");
+  return ctx.names
+    .map((n, i) => `w·${n}${ctx.gates[i] !== undefined ? `[if ${ctx.names[ctx.gates[i]]} passes]` : ""}`)
+    .join(" + ");
 }
 
 /** `weighted-sum` (default): R = Σ w_k · s_k over counting components (weight ≠ 0, gate open). */
@@ -41,5 +43,9 @@ export const gatedAggregator: AggregatorDefinition<Record<string, never>> = {
   compile: (_o, ctx) =>
     ctx.gates.some((g) => g !== undefined)
       ? { aggregate: weightedSum, describe: describeSum(ctx) } // the same sum: gates are applied by both
-      : { issues: [{ path: ["type"], message: "gated needs at least one component with a `gate`; use weighted-sum otherwise" }] },
+      : {
+          issues: [
+            { path: ["type"], message: "gated needs at least one component with a `gate`; use weighted-sum otherwise" },
+          ],
+        },
 };

@@ -5,7 +5,11 @@ function contentText(content: unknown): string {
   // OpenAI content parts: [{type: "text", text: "..."}]
   if (Array.isArray(content)) {
     return content
-      .map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : ""))
+      .map((p) =>
+        p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string"
+          ? (p as { text: string }).text
+          : "",
+      )
       .join("");
   }
   return "";

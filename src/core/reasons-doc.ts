@@ -11,7 +11,7 @@ export function renderReasons(): string {
     "Generated from `src/core/reasons.ts` by `node scripts/gen-reasons.mjs`; a test keeps it current.",
     "",
     "A component result is `{score, status, reason?, details?}`. An **unscorable** result (`score: null`,",
-    "`status: \"unscorable\"`) always carries one of the first reasons: the verifier could not decide, and the spec's",
+    '`status: "unscorable"`) always carries one of the first reasons: the verifier could not decide, and the spec\'s',
     "`onUnscorable` says what that costs (`zero` or `exclude`). An **ok** result may carry one of the second kind to",
     "explain a deliberate score (a wrong answer is `ok`, score 0, reason `wrong_answer`).",
     "",

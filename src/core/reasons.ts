@@ -16,29 +16,40 @@ export const REASONS = {
   no_completion: "The rollout has no completion text.",
   no_json: "No JSON document was found in the completion.",
   invalid_json: "The JSON found in the completion does not parse.",
-  unresolved_ref: "The schema refers to a document that is neither embedded nor in a configured local folder (nothing is fetched over the network).",
+  unresolved_ref:
+    "The schema refers to a document that is neither embedded nor in a configured local folder (nothing is fetched over the network).",
   sandbox_error: "The code sandbox failed for reasons not caused by the program.",
   memory_limit: "The program exceeded its memory limit.",
   logprob_error: "Token log-probs were missing or malformed.",
-  judge_error: "The judge or reward-model call failed (after bounded retries), or the judge's answer held no parsable score (`details.raw` keeps its text, `details.error` says why).",
+  judge_error:
+    "The judge or reward-model call failed (after bounded retries), or the judge's answer held no parsable score (`details.raw` keeps its text, `details.error` says why).",
   worker_error: "The verifier crashed; the message is in `details.error`.",
-  invalid_steps: "A `process` component found no usable steps or step scores: `steps`/`step_scores` missing, malformed or of different lengths, or a step that could not be scored (see `details`).",
-  no_outcome: "A `gated` or `mix` process component found no outcome: no `outcome` field (number or boolean) on the rollout and no outcome verifier.",
+  invalid_steps:
+    "A `process` component found no usable steps or step scores: `steps`/`step_scores` missing, malformed or of different lengths, or a step that could not be scored (see `details`).",
+  no_outcome:
+    "A `gated` or `mix` process component found no outcome: no `outcome` field (number or boolean) on the rollout and no outcome verifier.",
   no_score: "The rollout field that should hold the score is missing, null or not a finite number (`field`).",
   out_of_range: "A score was found but lies outside the declared [min, max] (`field`).",
-  unsupported_instruction: "The reference asks for an instruction the checker cannot decide as specified (e.g. an IFEval letter-frequency instruction on a non-letter under `letters: ascii`); per-instruction verdicts are in `details.instructions`.",
-  dependency_unscorable: "A component this one reads (e.g. cosine-length's `correctness` component) was unscorable for this rollout.",
-  group_filtered: "The rollout's group was dropped by a group-level filter (RLPR's std filter: the group's scores vary too little to carry signal).",
-  missing_field: "A rollout field the verifier needs is absent or malformed (named in `details.field`), e.g. `completion_ids` for `repetition-penalty` with `over: tokens`.",
+  unsupported_instruction:
+    "The reference asks for an instruction the checker cannot decide as specified (e.g. an IFEval letter-frequency instruction on a non-letter under `letters: ascii`); per-instruction verdicts are in `details.instructions`.",
+  dependency_unscorable:
+    "A component this one reads (e.g. cosine-length's `correctness` component) was unscorable for this rollout.",
+  group_filtered:
+    "The rollout's group was dropped by a group-level filter (RLPR's std filter: the group's scores vary too little to carry signal).",
+  missing_field:
+    "A rollout field the verifier needs is absent or malformed (named in `details.field`), e.g. `completion_ids` for `repetition-penalty` with `over: tokens`.",
   no_language: "No letters to identify a language in (the text is empty, or only digits, symbols or code).",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
   no_match: "The pattern or text was not found (score 0).",
   format_mismatch: "The completion does not have the required format (score 0).",
   schema_violation: "The document does not satisfy the schema.",
-  tests_failed: "Some unit tests did not pass; per-test statuses are in `details` (score 0 with `all`, partial credit with `fraction` or `weighted`).",
-  multiple_answers: "Several conflicting final answers were given where exactly one is asked for (score 0: a rejected enumeration).",
-  not_followed: "Some instructions were not followed (score 0 with `all`, the share followed with `share`); per-instruction verdicts are in `details.instructions`.",
+  tests_failed:
+    "Some unit tests did not pass; per-test statuses are in `details` (score 0 with `all`, partial credit with `fraction` or `weighted`).",
+  multiple_answers:
+    "Several conflicting final answers were given where exactly one is asked for (score 0: a rejected enumeration).",
+  not_followed:
+    "Some instructions were not followed (score 0 with `all`, the share followed with `share`); per-instruction verdicts are in `details.instructions`.",
 } as const;
 
 /** A reason code from {@link REASONS}. */

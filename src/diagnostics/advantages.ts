@@ -88,7 +88,12 @@ export function advantageDiagnostics(input: AdvantageInput, adv: Float64Array): 
     zeroFraction: m > 0 ? zeros / m : null,
     ess,
     essFraction: m > 0 ? ess / m : null,
-    groups: { count: groups.count, singletons, zeroVariance: zeroVar, zeroVarianceFraction: multi > 0 ? zeroVar / multi : null },
+    groups: {
+      count: groups.count,
+      singletons,
+      zeroVariance: zeroVar,
+      zeroVarianceFraction: multi > 0 ? zeroVar / multi : null,
+    },
   };
 
   const comps = input.components;
@@ -117,7 +122,12 @@ export function advantageDiagnostics(input: AdvantageInput, adv: Float64Array): 
       values += byAdv.size;
       if (collapsed) collapsedGroups++;
     }
-    out.collapse = { collapsedGroups, distinctVectors: vectors, distinctAdvantages: values, rate: vectors > 0 ? Math.max(0, 1 - values / vectors) : null };
+    out.collapse = {
+      collapsedGroups,
+      distinctVectors: vectors,
+      distinctAdvantages: values,
+      rate: vectors > 0 ? Math.max(0, 1 - values / vectors) : null,
+    };
     out.componentCorrelation = { names: [...comps.names], matrix: correlationMatrix(comps.scores) };
   }
   return out;

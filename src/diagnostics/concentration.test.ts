@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { ok } from "../core/types.js";
 import type { CompiledSpec } from "../spec/types.js";
-import { ConcentrationCollector, checkGroup, concentrationPenalty, concentrationSettings, formatConcentration, spearman } from "./concentration.js";
+import {
+  ConcentrationCollector,
+  checkGroup,
+  concentrationPenalty,
+  concentrationSettings,
+  formatConcentration,
+  spearman,
+} from "./concentration.js";
 
 const S = { maxStd: 0.01, minGroup: 4, minLength: 0, penalty: 0 };
 
@@ -59,7 +66,9 @@ describe("ConcentrationCollector", () => {
     expect(r.filteredGroups).toBe(1);
     expect(r.examples).toEqual([{ firstRollout: 4, n: 4, std: expect.closeTo(0.000707, 6), meanLength: 4500 }]);
     expect(r.meanPenalty).toBeCloseTo((0 - 0.2 / 3 - 0.4 / 3 - 0.2) / 4, 6);
-    expect(formatConcentration({ p: r })[0]).toMatch(/^concentration p: 1\/2 groups collapsed .* RLPR filter: 1 groups std < 0.05 .* e\.g\. groups at rollouts 4$/);
+    expect(formatConcentration({ p: r })[0]).toMatch(
+      /^concentration p: 1\/2 groups collapsed .* RLPR filter: 1 groups std < 0.05 .* e\.g\. groups at rollouts 4$/,
+    );
   });
 
   it("is inactive without likelihood components", () => {

@@ -34,9 +34,12 @@ export interface ConcentrationSettings {
 }
 
 /** Reads the settings from a compiled component; `undefined` for components that are not `likelihood`. */
-export function concentrationSettings(type: string, options: Record<string, unknown>): ConcentrationSettings | undefined {
+export function concentrationSettings(
+  type: string,
+  options: Record<string, unknown>,
+): ConcentrationSettings | undefined {
   if (type !== "likelihood") return undefined;
-  const num = (k: string): number | undefined => (typeof options[k] === "number" ? (options[k]) : undefined);
+  const num = (k: string): number | undefined => (typeof options[k] === "number" ? options[k] : undefined);
   const probability = options.form === "mean-prob" || options.form === "seq-prob";
   const s: ConcentrationSettings = {
     maxStd: num("collapseStd") ?? (probability ? 0.01 : 0.05),
@@ -62,7 +65,11 @@ export interface GroupCheck {
  * @param scores scorable scores of the group, shape [n].
  * @param lengths trace lengths aligned with `scores`, shape [n].
  */
-export function checkGroup(scores: readonly number[], lengths: readonly number[], s: ConcentrationSettings): GroupCheck {
+export function checkGroup(
+  scores: readonly number[],
+  lengths: readonly number[],
+  s: ConcentrationSettings,
+): GroupCheck {
   const n = scores.length;
   const mean = n > 0 ? scores.reduce((a, b) => a + b, 0) / n : 0;
   const std = n > 0 ? Math.sqrt(scores.reduce((a, x) => a + (x - mean) ** 2, 0) / n) : 0;
@@ -90,7 +97,7 @@ export function spearman(x: readonly number[], y: readonly number[]): number | n
   const rank = (v: readonly number[]): number[] => {
     const idx = v.map((_, i) => i).sort((a, b) => v[a]! - v[b]!);
     const r = new Array<number>(v.length);
-    for (let i = 0; i < idx.length; ) {
+    for (let i = 0; i < idx.length;) {
       let j = i;
       while (j + 1 < idx.length && v[idx[j + 1]!] === v[idx[i]!]) j++;
       for (let k = i; k <= j; k++) r[idx[k]!] = (i + j) / 2;
@@ -135,7 +142,13 @@ export interface ComponentConcentration {
  * `likelihood` verifier) while rollouts stream by; numbers only. {@link finish} groups them.
  */
 export class ConcentrationCollector {
-  private readonly tracked: Array<{ index: number; name: string; settings: ConcentrationSettings; scores: number[]; lengths: number[] }> = [];
+  private readonly tracked: Array<{
+    index: number;
+    name: string;
+    settings: ConcentrationSettings;
+    scores: number[];
+    lengths: number[];
+  }> = [];
 
   constructor(spec: { components: ReadonlyArray<{ name: string; type: string; options: Record<string, unknown> }> }) {
     spec.components.forEach((c, index) => {
@@ -160,8 +173,8 @@ export class ConcentrationCollector {
       const len = r?.details?.traceLength;
       const before = r?.details?.unpenalizedScore ?? r?.details?.filteredScore ?? r?.score;
       const ok = r !== undefined && typeof before === "number" && typeof len === "number";
-      t.scores.push(ok ? (before) : NaN);
-      t.lengths.push(ok ? (len) : NaN);
+      t.scores.push(ok ? before : NaN);
+      t.lengths.push(ok ? len : NaN);
     }
   }
 
@@ -203,7 +216,8 @@ export class ConcentrationCollector {
         stds.push(c.std);
         if (!c.collapsed) continue;
         collapsed++;
-        if (examples.length < 5) examples.push({ firstRollout: first, n: c.n, std: round6(c.std)!, meanLength: round6(c.meanLength)! });
+        if (examples.length < 5)
+          examples.push({ firstRollout: first, n: c.n, std: round6(c.std)!, meanLength: round6(c.meanLength)! });
         if (s.penalty > 0) {
           for (const p of concentrationPenalty(lengths, s.penalty)) penaltySum += p;
           penalized += lengths.length;
@@ -234,9 +248,11 @@ export function formatConcentration(report: Record<string, ComponentConcentratio
       `concentration ${name}: ${c.collapsedGroups}/${c.groupsChecked} groups collapsed (std <= ${s.maxStd}, >= ${s.minGroup} traces of differing length${s.minLength > 0 ? `, mean length >= ${s.minLength}` : ""})`,
       `length~std rho ${c.lengthStdCorrelation === null ? "-" : c.lengthStdCorrelation.toFixed(3)}`,
     ];
-    if (c.filteredGroups !== undefined) parts.push(`RLPR filter: ${c.filteredGroups} groups std < ${s.filterStd} dropped`);
+    if (c.filteredGroups !== undefined)
+      parts.push(`RLPR filter: ${c.filteredGroups} groups std < ${s.filterStd} dropped`);
     if (c.meanPenalty !== undefined) parts.push(`length penalty (lambda ${s.penalty}, applied): mean ${c.meanPenalty}`);
-    if (c.examples.length > 0) parts.push(`e.g. groups at rollouts ${c.examples.map((e) => e.firstRollout).join(", ")}`);
+    if (c.examples.length > 0)
+      parts.push(`e.g. groups at rollouts ${c.examples.map((e) => e.firstRollout).join(", ")}`);
     return parts.join("  ");
   });
 }

@@ -12,17 +12,25 @@ function num(x: number | null): string {
 /** Lays out rows as an aligned text table (first row is the header). */
 export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
-  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ")).join("\n");
+  return rows
+    .map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  "))
+    .join("\n");
 }
 
 /** Human-readable summary: totals, a per-component table, groups, and label agreement when present. */
 export function formatSummary(s: Summary): string {
   const lines: string[] = [];
-  lines.push(`spec ${s.spec.name} (${s.spec.hash}): ${s.count} rollouts scored, ${s.malformed} malformed lines skipped, ${s.rolloutsPerSecond} rollouts/s`);
-  lines.push(`reward: mean ${num(s.reward.mean)}  std ${num(s.reward.std)}  min ${num(s.reward.min)}  max ${num(s.reward.max)}  null ${s.reward.nullCount}`);
+  lines.push(
+    `spec ${s.spec.name} (${s.spec.hash}): ${s.count} rollouts scored, ${s.malformed} malformed lines skipped, ${s.rolloutsPerSecond} rollouts/s`,
+  );
+  lines.push(
+    `reward: mean ${num(s.reward.mean)}  std ${num(s.reward.std)}  min ${num(s.reward.min)}  max ${num(s.reward.max)}  null ${s.reward.nullCount}`,
+  );
   const rows = [["component", "type", "weight", "mean", "pass", "unscorable", "reasons"]];
   for (const [name, c] of Object.entries(s.components)) {
-    const reasons = Object.entries(c.reasons).map(([k, v]) => `${k}:${v}`).join(" ");
+    const reasons = Object.entries(c.reasons)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(" ");
     rows.push([name, c.type, String(c.weight), num(c.mean), pct(c.passRate), pct(c.unscorableRate), reasons]);
   }
   lines.push(table(rows));
@@ -34,20 +42,29 @@ export function formatSummary(s: Summary): string {
     const h = s.hacking;
     const r = (x: number | null | undefined) => (x === null || x === undefined ? "-" : x.toFixed(3));
     const comps = Object.keys(h.dominance);
-    lines.push(`hacking: r(length, reward) ${r(h.lengthCorrelation.reward)}  dominance ${comps.map((c) => `${c} ${r(h.dominance[c])}`).join(", ")}${h.bySteps ? `  (per step in the summary: ${h.bySteps.length} steps)` : ""}`);
+    lines.push(
+      `hacking: r(length, reward) ${r(h.lengthCorrelation.reward)}  dominance ${comps.map((c) => `${c} ${r(h.dominance[c])}`).join(", ")}${h.bySteps ? `  (per step in the summary: ${h.bySteps.length} steps)` : ""}`,
+    );
   }
   if (s.concentration) lines.push(...formatConcentration(s.concentration));
   for (const [name, j] of Object.entries(s.judges ?? {})) {
-    lines.push(`judge ${name}: ${j.calls} calls  ${j.retries} retries  ${j.failures} failed  ${j.timeouts} timeouts  ${j.cacheHits} cache hits  tokens ${j.promptTokens} in / ${j.completionTokens} out  cost ${j.cost}`);
+    lines.push(
+      `judge ${name}: ${j.calls} calls  ${j.retries} retries  ${j.failures} failed  ${j.timeouts} timeouts  ${j.cacheHits} cache hits  tokens ${j.promptTokens} in / ${j.completionTokens} out  cost ${j.cost}`,
+    );
   }
   if (s.label) {
     const l = s.label;
     lines.push(
       `label ${l.field} vs ${l.component}: agreement ${l.agree}/${l.n} = ${pct(l.agreement)}  false positives ${l.falsePositives}  false negatives ${l.falseNegatives}  (unscorable ${l.unscorable}, missing label ${l.missingLabel})`,
     );
-    for (const [kind, list] of [["false positive", l.examples.falsePositives], ["false negative", l.examples.falseNegatives]] as const) {
+    for (const [kind, list] of [
+      ["false positive", l.examples.falsePositives],
+      ["false negative", l.examples.falseNegatives],
+    ] as const) {
       for (const e of list) {
-        lines.push(`  ${kind}: ${e.id} score=${e.score ?? "null"}${e.reason ? ` (${e.reason})` : ""} extracted=${JSON.stringify(e.extracted ?? null)} reference=${JSON.stringify(e.reference ?? null)}`);
+        lines.push(
+          `  ${kind}: ${e.id} score=${e.score ?? "null"}${e.reason ? ` (${e.reason})` : ""} extracted=${JSON.stringify(e.extracted ?? null)} reference=${JSON.stringify(e.reference ?? null)}`,
+        );
       }
     }
   }

@@ -8,7 +8,12 @@ describe("hacking diagnostics", () => {
   it("Pearson r of streamed pairs (hand-computed)", () => {
     const m = new CoMoments();
     // x = 1,2,3,4; y = 2,4,5,9: mean 2.5 and 5; Sxy = 11, Sxx = 5, Syy = 26 → r = 11 / √130 = 0.964763…
-    [[1, 2], [2, 4], [3, 5], [4, 9]].forEach(([x, y]) => m.push(x!, y!));
+    [
+      [1, 2],
+      [2, 4],
+      [3, 5],
+      [4, 9],
+    ].forEach(([x, y]) => m.push(x!, y!));
     expect(m.r).toBeCloseTo(11 / Math.sqrt(130), 12);
     const flat = new CoMoments();
     flat.push(1, 3);

@@ -87,7 +87,10 @@ class StepStats {
     return {
       n: this.n,
       meanReward: this.nonNull > 0 ? round6(this.sum / this.nonNull) : null,
-      lengthCorrelation: { reward: round6(this.rewardLen.r), ...Object.fromEntries(names.map((n, i) => [n, round6(this.len[i]!.r)])) },
+      lengthCorrelation: {
+        reward: round6(this.rewardLen.r),
+        ...Object.fromEntries(names.map((n, i) => [n, round6(this.len[i]!.r)])),
+      },
       dominance: Object.fromEntries(names.map((n, i) => [n, r2(this.dom[i]!)])),
     };
   }
@@ -95,7 +98,9 @@ class StepStats {
 
 /** The length of a rollout the diagnostics use: its `completion_tokens`, else ceil(characters / 4). */
 export function diagnosticLength(completionTokens: unknown, chars: number): number {
-  return typeof completionTokens === "number" && Number.isFinite(completionTokens) ? completionTokens : Math.ceil(chars / 4);
+  return typeof completionTokens === "number" && Number.isFinite(completionTokens)
+    ? completionTokens
+    : Math.ceil(chars / 4);
 }
 
 /** Accumulates {@link HackingDiagnostics} while rollouts stream by (moments only, per step). */
@@ -114,7 +119,10 @@ export class HackingCollector {
   }
   finish(): HackingDiagnostics {
     const out: HackingDiagnostics = this.all.finish(this.names);
-    if (this.steps.size > 1) out.bySteps = [...this.steps.entries()].sort((a, b) => a[0] - b[0]).map(([step, s]) => ({ step, ...s.finish(this.names) }));
+    if (this.steps.size > 1)
+      out.bySteps = [...this.steps.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([step, s]) => ({ step, ...s.finish(this.names) }));
     return out;
   }
 }

@@ -20,9 +20,23 @@ function num(x: number | null): string {
 export function formatRoutedSummary(s: RoutedSummary): string {
   const rows = [["route", "spec", "rollouts", "reward mean", "std", "null", "groups", "advantage"]];
   for (const [key, r] of Object.entries(s.routes)) {
-    rows.push([key, r.spec.name, String(r.count), num(r.reward.mean), num(r.reward.std), String(r.reward.nullCount), String(r.groups.count), r.advantage.estimator]);
+    rows.push([
+      key,
+      r.spec.name,
+      String(r.count),
+      num(r.reward.mean),
+      num(r.reward.std),
+      String(r.reward.nullCount),
+      String(r.groups.count),
+      r.advantage.estimator,
+    ]);
   }
   const lines = [formatSummary(s), table(rows)];
-  if (s.unrouted.count > 0) lines.push(`no route: ${s.unrouted.count} rollouts skipped (${Object.entries(s.unrouted.values).map(([v, n]) => `${v}: ${n}`).join(", ")})`);
+  if (s.unrouted.count > 0)
+    lines.push(
+      `no route: ${s.unrouted.count} rollouts skipped (${Object.entries(s.unrouted.values)
+        .map(([v, n]) => `${v}: ${n}`)
+        .join(", ")})`,
+    );
   return lines.join("\n");
 }

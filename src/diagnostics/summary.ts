@@ -65,7 +65,13 @@ export interface Summary {
 export interface SummarySpec {
   name: string;
   hash: string;
-  components: ReadonlyArray<{ name: string; type: string; weight: number; passThreshold: number; options: Record<string, unknown> }>;
+  components: ReadonlyArray<{
+    name: string;
+    type: string;
+    weight: number;
+    passThreshold: number;
+    options: Record<string, unknown>;
+  }>;
   advantage: { estimator: { name: string } };
 }
 
@@ -90,14 +96,23 @@ export class SummaryBuilder {
    *   spec's fixed values): a pass is judged by the threshold in force for that rollout.
    * @param meta the rollout's length (tokens: `diagnosticLength` in hacking.ts) and step, for the hacking diagnostics.
    */
-  add(results: readonly ComponentResult[], reward: number | null, thresholds?: readonly number[], meta?: { length: number; step: number }): void {
+  add(
+    results: readonly ComponentResult[],
+    reward: number | null,
+    thresholds?: readonly number[],
+    meta?: { length: number; step: number },
+  ): void {
     this.count++;
     if (meta) this.hacking.add(results, reward, meta.length, meta.step);
     if (reward === null) this.nullRewards++;
     else this.reward.push(reward);
     const counting = this.spec.components.some((c) => c.weight !== 0);
     this.passed.push(
-      results.every((r, i) => (counting && this.spec.components[i]!.weight === 0) || (r.score !== null && r.score >= (thresholds ? thresholds[i]! : this.spec.components[i]!.passThreshold))),
+      results.every(
+        (r, i) =>
+          (counting && this.spec.components[i]!.weight === 0) ||
+          (r.score !== null && r.score >= (thresholds ? thresholds[i]! : this.spec.components[i]!.passThreshold)),
+      ),
     );
     results.forEach((r, i) => {
       const c = this.comp[i]!;
@@ -193,7 +208,10 @@ function choose(n: number, k: number): number {
 }
 
 /** pass^k per k over the groups of `gi`; `undefined` when no group has 2 or more rollouts. */
-export function passHatKOf(gi: ReturnType<typeof buildGroupIndex>, passed: readonly boolean[]): Record<string, number> | undefined {
+export function passHatKOf(
+  gi: ReturnType<typeof buildGroupIndex>,
+  passed: readonly boolean[],
+): Record<string, number> | undefined {
   const sizes: Array<{ n: number; c: number }> = [];
   let maxN = 0;
   for (let g = 0; g < gi.count; g++) {

@@ -64,13 +64,31 @@ export class AdvantageBatch {
    * diagnostics: the server's per-request path needs only this.
    * @throws Error from the estimator (e.g. an input it needs is missing).
    */
-  advantages(): { rewards: Float64Array; groupIds: Int32Array; components: { names: string[]; scores: Float64Array[] }; advantages: Float64Array; warnings: string[] } {
+  advantages(): {
+    rewards: Float64Array;
+    groupIds: Int32Array;
+    components: { names: string[]; scores: Float64Array[] };
+    advantages: Float64Array;
+    warnings: string[];
+  } {
     const r = this.rows.compute();
-    return { rewards: r.input.rewards, groupIds: groupIdsOf(r.input.groups), components: r.input.components!, advantages: r.advantages, warnings: r.warnings };
+    return {
+      rewards: r.input.rewards,
+      groupIds: groupIdsOf(r.input.groups),
+      components: r.input.components!,
+      advantages: r.advantages,
+      warnings: r.warnings,
+    };
   }
 
   /** Advantages of the batch, shape [n] (NaN where undefined), and the run's advantage diagnostics (for summaries). */
-  compute(): { rewards: Float64Array; groupIds: Int32Array; advantages: Float64Array; diagnostics: AdvantageDiagnostics; warnings: string[] } {
+  compute(): {
+    rewards: Float64Array;
+    groupIds: Int32Array;
+    advantages: Float64Array;
+    diagnostics: AdvantageDiagnostics;
+    warnings: string[];
+  } {
     const r = this.rows.compute();
     const groupIds = groupIdsOf(r.input.groups);
     // components are already as the reward saw them (unscorable = 0 under `onUnscorable: zero`)
@@ -82,7 +100,8 @@ export class AdvantageBatch {
 /** Dense group id per rollout, shape [n], from a group index. */
 function groupIdsOf(groups: GroupIndex): Int32Array {
   const ids = new Int32Array(groups.order.length);
-  for (let g = 0; g < groups.count; g++) for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) ids[groups.order[k]!] = g;
+  for (let g = 0; g < groups.count; g++)
+    for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) ids[groups.order[k]!] = g;
   return ids;
 }
 
@@ -91,7 +110,11 @@ function groupIdsOf(groups: GroupIndex): Int32Array {
  * normalized per batch), shape [n] in input order, NaN where the reward is null.
  * @param scores the scorer's verdicts, one per rollout, in the same order.
  */
-export function batchAdvantages(spec: CompiledSpec, rollouts: readonly Rollout[], scores: readonly { results: readonly ComponentResult[]; reward: number | null }[]): Float64Array {
+export function batchAdvantages(
+  spec: CompiledSpec,
+  rollouts: readonly Rollout[],
+  scores: readonly { results: readonly ComponentResult[]; reward: number | null }[],
+): Float64Array {
   const batch = new AdvantageBatch(spec);
   rollouts.forEach((r, i) => batch.add(r, scores[i]!.results, scores[i]!.reward));
   return batch.advantages().advantages;

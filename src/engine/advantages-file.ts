@@ -45,7 +45,11 @@ export async function advantagesFile(plan: AdvantagePlan, o: AdvantagesFileOptio
   const file = o.input === "-" ? "<stdin>" : o.input;
   const map = o.map ?? {};
   const rows = new ScoredRows(plan);
-  const fields = { map, ...(o.lengthField ? { lengthField: o.lengthField } : {}), ...(plan.stratumKey !== undefined ? { stratumKey: plan.stratumKey } : {}) };
+  const fields = {
+    map,
+    ...(o.lengthField ? { lengthField: o.lengthField } : {}),
+    ...(plan.stratumKey !== undefined ? { stratumKey: plan.stratumKey } : {}),
+  };
   let malformed = 0;
   const report = (line: number, path: string, message: string): void => {
     const p: Problem = { file, line, path, message };
@@ -55,7 +59,9 @@ export async function advantagesFile(plan: AdvantagePlan, o: AdvantagesFileOptio
   };
   const spill = new Spill();
   try {
-    for await (const { line, text } of readLines(o.input, { onProblem: (line, message) => report(line, "", message) })) {
+    for await (const { line, text } of readLines(o.input, {
+      onProblem: (line, message) => report(line, "", message),
+    })) {
       let record: unknown;
       try {
         record = JSON.parse(text);
@@ -81,7 +87,8 @@ export async function advantagesFile(plan: AdvantagePlan, o: AdvantagesFileOptio
       } else await spill.write(text.trimEnd());
     }
     // as in `score`: a run that reads nothing is a mistake (a wrong file or --map), not an empty success
-    if (rows.size === 0 && malformed > 0) throw new UserError(`${file}: no rollout could be read: all ${malformed} lines were malformed`);
+    if (rows.size === 0 && malformed > 0)
+      throw new UserError(`${file}: no rollout could be read: all ${malformed} lines were malformed`);
     let result: ScoredResult;
     try {
       result = rows.compute();

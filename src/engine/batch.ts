@@ -15,7 +15,10 @@ export type { BatchScore } from "./plain-batch.js";
 export async function scoreBatch(scorer: Scorer, rollouts: readonly Rollout[]): Promise<BatchScore>;
 /** A routed scorer ({@link createRoutedScorer}): each rollout scored by its route's sub-spec (see {@link scoreRoutedBatch}). */
 export async function scoreBatch(scorer: RoutedScorer, rollouts: readonly Rollout[]): Promise<RoutedBatchScore>;
-export async function scoreBatch(scorer: Scorer | RoutedScorer, rollouts: readonly Rollout[]): Promise<BatchScore | RoutedBatchScore> {
+export async function scoreBatch(
+  scorer: Scorer | RoutedScorer,
+  rollouts: readonly Rollout[],
+): Promise<BatchScore | RoutedBatchScore> {
   if (isRoutedScorer(scorer)) return scoreRoutedBatch(scorer, rollouts);
   return scorePlainBatch(scorer, rollouts);
 }

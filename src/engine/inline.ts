@@ -8,8 +8,15 @@ import type { VerifierInput, VerifyFn } from "../verifiers/types.js";
  * but the rollout no longer waits for it). With `abortable`, the verifier gets `input.signal`, aborted at the deadline,
  * so an HTTP verifier stops its requests and retries (made only then: an AbortController costs microseconds).
  */
-export function runInline(fn: VerifyFn, input: VerifierInput, timeoutMs: number, selfTimed: boolean, abortable = false): Promise<ComponentResult> {
-  const crashed = (e: unknown): ComponentResult => unscorable("worker_error", { error: String((e as Error)?.message ?? e) });
+export function runInline(
+  fn: VerifyFn,
+  input: VerifierInput,
+  timeoutMs: number,
+  selfTimed: boolean,
+  abortable = false,
+): Promise<ComponentResult> {
+  const crashed = (e: unknown): ComponentResult =>
+    unscorable("worker_error", { error: String((e as Error)?.message ?? e) });
   let out: ComponentResult | Promise<ComponentResult>;
   const deadline = abortable ? new AbortController() : undefined;
   try {

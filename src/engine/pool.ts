@@ -46,7 +46,10 @@ export class VerifierPool {
   private readonly startedAt: BigInt64Array;
   private readonly slots: SlotPool;
 
-  constructor(components: WorkerComponent[], readonly threads: number) {
+  constructor(
+    components: WorkerComponent[],
+    readonly threads: number,
+  ) {
     const slots = threads * DEPTH;
     this.startedAt = new BigInt64Array(new SharedArrayBuffer(8 * slots));
     this.slots = new SlotPool(slots);
@@ -71,8 +74,17 @@ export class VerifierPool {
       // scorer's case; the worker derives both from it): sending the completion twice made cloning a third of a
       // task's cost. An input that differs from its rollout (chat messages, a caller's own input) sends them explicitly.
       const rollout = input.rollout;
-      const own = rollout.completion === input.completion && rollout.reference === input.reference ? {} : { completion: input.completion, reference: input.reference };
-      const task = { component, rollout, slot, ...own, ...(stepOptions ? { options: stepOptions.options, key: stepOptions.key } : {}) };
+      const own =
+        rollout.completion === input.completion && rollout.reference === input.reference
+          ? {}
+          : { completion: input.completion, reference: input.reference };
+      const task = {
+        component,
+        rollout,
+        slot,
+        ...own,
+        ...(stepOptions ? { options: stepOptions.options, key: stepOptions.key } : {}),
+      };
       const first = await this.attempt(task, slot, timeoutMs);
       // A failure that is not our deadline may be a sibling's kill taking this task down with its thread:
       // run it once more. A verifier that really throws fails twice and is reported.
@@ -80,7 +92,11 @@ export class VerifierPool {
     });
   }
 
-  private async attempt(task: object, slot: number, timeoutMs: number): Promise<{ result: ComponentResult; retry: boolean }> {
+  private async attempt(
+    task: object,
+    slot: number,
+    timeoutMs: number,
+  ): Promise<{ result: ComponentResult; retry: boolean }> {
     Atomics.store(this.startedAt, slot, 0n);
     const ac = new AbortController();
     const submitted = Date.now();

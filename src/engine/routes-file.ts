@@ -30,7 +30,13 @@ import type { RoutedSummary } from "../diagnostics/routes.js";
 /** An empty summary of a route no rollout reached (count 0), so every route is listed. */
 function emptySummary(spec: CompiledSpec): Summary {
   const none = new Float64Array(0);
-  return new SummaryBuilder(spec).finish({ rewards: none, groupIds: new Int32Array(0), advantages: none, malformed: 0, elapsedSeconds: 0 });
+  return new SummaryBuilder(spec).finish({
+    rewards: none,
+    groupIds: new Int32Array(0),
+    advantages: none,
+    malformed: 0,
+    elapsedSeconds: 0,
+  });
 }
 
 /** The routing field's value as the `unrouted.values` key. */
@@ -57,7 +63,10 @@ function shownValue(v: unknown): string {
  */
 export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): Promise<RoutedSummary> {
   const t0 = performance.now();
-  if (o.scheduleState || o.onScheduleState) throw new UserError("--state: performance-schedule state is kept per spec; a routed spec does not take it (score each route's spec on its own to use it)");
+  if (o.scheduleState || o.onScheduleState)
+    throw new UserError(
+      "--state: performance-schedule state is kept per spec; a routed spec does not take it (score each route's spec on its own to use it)",
+    );
   const inputName = o.input === "-" ? "<stdin>" : o.input;
   const map = o.map ?? {};
   const keys = [...routed.routes.keys()];
@@ -77,7 +86,10 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     const order: number[] = []; // route index per routed record, in input order
     const groups: string[] = [];
     const routeOf: (string | null)[] = [];
-    const lines = readLines(o.input, { onProblem: (line, message) => report({ file: inputName, line, path: "", message }), ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}) });
+    const lines = readLines(o.input, {
+      onProblem: (line, message) => report({ file: inputName, line, path: "", message }),
+      ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
+    });
     for await (const { line, text } of lines) {
       let record: unknown;
       try {
@@ -121,7 +133,11 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
         continue;
       }
       const labelOk = o.labelComponent === undefined || spec.components.some((c) => c.name === o.labelComponent);
-      const remap = (p: Problem): Problem => ({ ...p, file: inputName, line: p.line !== undefined ? (lineOf[k]![p.line - 1] ?? p.line) : p.line! });
+      const remap = (p: Problem): Problem => ({
+        ...p,
+        file: inputName,
+        line: p.line !== undefined ? (lineOf[k]![p.line - 1] ?? p.line) : p.line!,
+      });
       try {
         const s = await scoreFile(spec, {
           input: join(dir, `route-${k}.jsonl`),
@@ -130,7 +146,12 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
           strict: o.strict ?? false,
           ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
           ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-          ...(o.labelField !== undefined && labelOk ? { labelField: o.labelField, ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}) } : {}),
+          ...(o.labelField !== undefined && labelOk
+            ? {
+                labelField: o.labelField,
+                ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
+              }
+            : {}),
           onProblem: (p) => {
             if (p.line !== undefined) skipped[k]!.add(p.line);
             malformed++;
@@ -150,16 +171,27 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     const split = splitGroups(groups, routeOf);
     const stratumKey = batchStratumKey(routed);
     /** Walks the routes' scored lines in input order: `each(text, parsed record, route index, input index)`. */
-    const merge = async (each: (text: string, out: Record<string, unknown>, k: number, i: number) => Promise<void> | void): Promise<void> => {
-      const readers = keys.map((_, k) => (writers[k] ? readLines(join(dir, `scored-${k}.jsonl`), { maxLineBytes: Number.MAX_SAFE_INTEGER })[Symbol.asyncIterator]() : undefined));
+    const merge = async (
+      each: (text: string, out: Record<string, unknown>, k: number, i: number) => Promise<void> | void,
+    ): Promise<void> => {
+      const readers = keys.map((_, k) =>
+        writers[k]
+          ? readLines(join(dir, `scored-${k}.jsonl`), { maxLineBytes: Number.MAX_SAFE_INTEGER })[Symbol.asyncIterator]()
+          : undefined,
+      );
       const local = keys.map(() => 0);
       for (let i = 0; i < order.length; i++) {
         const k = order[i]!;
         const localLine = ++local[k]!;
         if (skipped[k]!.has(localLine)) continue; // reported by the route's scoreFile
-        const next = (await readers[k]!.next());
+        const next = await readers[k]!.next();
         if (next.done) throw new Error(`route ${keys[k]}: its scored output ended early (internal error)`);
-        await each(next.value.text, preciseMembers(JSON.parse(next.value.text), next.value.text, ["id", "group"]) as Record<string, unknown>, k, i);
+        await each(
+          next.value.text,
+          preciseMembers(JSON.parse(next.value.text), next.value.text, ["id", "group"]) as Record<string, unknown>,
+          k,
+          i,
+        );
       }
     };
     let wide: Float64Array | undefined;
@@ -167,7 +199,15 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     if (routed.advantage) {
       const rows: ScoredRow[] = [];
       await merge((_text, out, _k, i) => {
-        rows.push({ group: groups[i]!, reward: typeof out.reward === "number" ? out.reward : null, length: responseLength(getPath(out, map.completion_tokens ?? "completion_tokens"), getPath(out, map.completion ?? "completion")), ...(stratumKey !== undefined ? { stratum: getPath(out, stratumKey) } : {}) });
+        rows.push({
+          group: groups[i]!,
+          reward: typeof out.reward === "number" ? out.reward : null,
+          length: responseLength(
+            getPath(out, map.completion_tokens ?? "completion_tokens"),
+            getPath(out, map.completion ?? "completion"),
+          ),
+          ...(stratumKey !== undefined ? { stratum: getPath(out, stratumKey) } : {}),
+        });
       });
       const b = batchWideAdvantages(routed, rows);
       wide = b.advantages;
@@ -175,7 +215,9 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     }
     const toFile = o.output !== undefined && o.output !== "-";
     const outputs = o.outputs ?? new OutputSet();
-    const writer = toFile ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") }) : openLineWriter(undefined);
+    const writer = toFile
+      ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") })
+      : openLineWriter(undefined);
     const rewards: number[] = [];
     const advantages: number[] = [];
     const gids: number[] = [];
@@ -228,7 +270,14 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       }
     }
     // batch-wide advantages: each route's summary tells what was written, not its own block's per-route figures
-    if (routed.advantage) keys.forEach((key, k) => (summaries[key]!.advantage = { estimator: `${routed.advantage!.estimator.name} (batch-wide)`, nullCount: routeNulls[k]! }));
+    if (routed.advantage)
+      keys.forEach(
+        (key, k) =>
+          (summaries[key]!.advantage = {
+            estimator: `${routed.advantage!.estimator.name} (batch-wide)`,
+            nullCount: routeNulls[k]!,
+          }),
+      );
     const components: Summary["components"] = {};
     const warnings: string[] = [];
     const judges: NonNullable<Summary["judges"]> = {};
@@ -243,12 +292,16 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     warnings.push(...advantageWarnings);
     if (unrouted.count > 0) {
       const vs = Object.entries(unrouted.values).map(([v, n]) => `${JSON.stringify(v)} (${n})`);
-      warnings.push(`${unrouted.count} rollouts had no route (${routed.by}: ${vs.slice(0, 8).join(", ")}${vs.length > 8 ? " …" : ""}) and were skipped; add a route or a default route`);
+      warnings.push(
+        `${unrouted.count} rollouts had no route (${routed.by}: ${vs.slice(0, 8).join(", ")}${vs.length > 8 ? " …" : ""}) and were skipped; add a route or a default route`,
+      );
     }
     const passHatK = passHatKOf(gi, passed);
     const elapsed = (performance.now() - t0) / 1000;
     const count = rewards.length;
-    const estimators = [...new Set(keys.filter((k) => summaries[k]!.count > 0).map((k) => summaries[k]!.advantage.estimator))];
+    const estimators = [
+      ...new Set(keys.filter((k) => summaries[k]!.count > 0).map((k) => summaries[k]!.advantage.estimator)),
+    ];
     const summary: RoutedSummary = {
       spec: { name: routed.name, hash: routed.hash },
       count,
@@ -263,7 +316,12 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       },
       components,
       groups: { count: gi.count, singletons, zeroVarianceFraction: multi > 0 ? round6(zeroVar / multi) : null },
-      advantage: { estimator: routed.advantage ? `${routed.advantage.estimator.name} (batch-wide, over every route)` : `per route: ${estimators.join(", ") || "none"}`, nullCount: advantages.reduce((m, a) => m + (Number.isNaN(a) ? 1 : 0), 0) },
+      advantage: {
+        estimator: routed.advantage
+          ? `${routed.advantage.estimator.name} (batch-wide, over every route)`
+          : `per route: ${estimators.join(", ") || "none"}`,
+        nullCount: advantages.reduce((m, a) => m + (Number.isNaN(a) ? 1 : 0), 0),
+      },
       ...(passHatK ? { passHatK } : {}),
       ...(Object.keys(judges).length > 0 ? { judges } : {}),
       elapsedSeconds: round6(elapsed)!,
@@ -271,7 +329,8 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       routes: summaries,
       unrouted,
     };
-    if (count === 0 && malformed === 0) summary.warnings = [...warnings, `${inputName}: the input has no records: nothing was scored`];
+    if (count === 0 && malformed === 0)
+      summary.warnings = [...warnings, `${inputName}: the input has no records: nothing was scored`];
     return summary;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -285,7 +344,9 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
  */
 function passRule(spec: CompiledSpec): (components: unknown) => boolean {
   const counting = spec.components.some((c) => c.weight !== 0);
-  const rule = spec.components.filter((c) => !counting || c.weight !== 0).map((c) => ({ name: c.name, threshold: c.passThreshold }));
+  const rule = spec.components
+    .filter((c) => !counting || c.weight !== 0)
+    .map((c) => ({ name: c.name, threshold: c.passThreshold }));
   return (components) => {
     const rec = (components ?? {}) as Record<string, { score?: unknown } | undefined>;
     return rule.every(({ name, threshold }) => {

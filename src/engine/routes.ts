@@ -126,7 +126,10 @@ export function splitWarning(split: ReadonlyMap<string, string[]>): string | und
  * estimators with strata, the stratum key's value.
  * @returns advantages, shape [rows.length] (NaN where none), and the estimator's warnings.
  */
-export function batchWideAdvantages(routed: RoutedSpec, rows: readonly ScoredRow[]): { advantages: Float64Array; warnings: string[] } {
+export function batchWideAdvantages(
+  routed: RoutedSpec,
+  rows: readonly ScoredRow[],
+): { advantages: Float64Array; warnings: string[] } {
   const a = routed.advantage!;
   const collector = new ScoredRows(planFor(a.estimator.name, undefined, a.options, "zero"));
   for (const r of rows) collector.add(r);
@@ -145,13 +148,23 @@ export function batchStratumKey(routed: RoutedSpec): string | undefined {
  * Replaces per-route advantages with the batch-wide ones when the routed spec has its own `advantage:` block (the
  * rollouts with a score, in order); a no-op otherwise. @returns the estimator's warnings.
  */
-export function applyBatchWide(routed: RoutedSpec, rollouts: readonly Rollout[], scores: readonly (RolloutScore | null)[], advantages: Float64Array): string[] {
+export function applyBatchWide(
+  routed: RoutedSpec,
+  rollouts: readonly Rollout[],
+  scores: readonly (RolloutScore | null)[],
+  advantages: Float64Array,
+): string[] {
   if (!routed.advantage) return [];
   const key = batchStratumKey(routed);
   const idx = scores.map((s, i) => (s ? i : -1)).filter((i) => i >= 0);
   const { advantages: adv, warnings } = batchWideAdvantages(
     routed,
-    idx.map((i) => ({ group: rollouts[i]!.group, reward: scores[i]!.reward, length: rolloutLength(rollouts[i]!), ...(key !== undefined ? { stratum: getPath(rollouts[i], key) } : {}) })),
+    idx.map((i) => ({
+      group: rollouts[i]!.group,
+      reward: scores[i]!.reward,
+      length: rolloutLength(rollouts[i]!),
+      ...(key !== undefined ? { stratum: getPath(rollouts[i], key) } : {}),
+    })),
   );
   idx.forEach((i, j) => (advantages[i] = adv[j]!));
   return warnings;

@@ -24,14 +24,18 @@ describe("scoreFile error paths leave no temporary files", () => {
 
   it("a strict run that stops at a malformed line", async () => {
     writeFileSync(input, `{"completion": "x"}\nnot json\n{"completion": "y"}\n`);
-    await expect(scoreFile(spec, { input, output: join(input, "..", "out.jsonl"), strict: true })).rejects.toBeInstanceOf(InputError);
+    await expect(
+      scoreFile(spec, { input, output: join(input, "..", "out.jsonl"), strict: true }),
+    ).rejects.toBeInstanceOf(InputError);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("a schedule state of another spec", async () => {
     writeFileSync(input, `{"completion": "x"}\n`);
     const state = { version: 1, frontier: -1, schedules: { "components.a.weight": {} }, pending: [] };
-    await expect(scoreFile(spec, { input, output: join(input, "..", "out.jsonl"), scheduleState: state as never })).rejects.toThrow("this spec has none");
+    await expect(
+      scoreFile(spec, { input, output: join(input, "..", "out.jsonl"), scheduleState: state as never }),
+    ).rejects.toThrow("this spec has none");
     expect(readdirSync(tmp)).toEqual([]);
   });
 });
@@ -41,8 +45,18 @@ describe("scoreFile with a scheduled passThreshold", () => {
     const dir = mkdtempSync(join(tmpdir(), "rewardkit-score-file-"));
     const input = join(dir, "in.jsonl");
     // wrong answers (score 0) at steps 0 and 10; the threshold drops from 1 to 0 at step 10
-    writeFileSync(input, [0, 10].map((step) => JSON.stringify({ id: `s${step}`, group: "g", completion: "no", reference: "yes", step, ok: step === 10 })).join("\n") + "\n");
-    const spec = parseSpec(`components:\n  - {name: a, type: exact, passThreshold: {schedule: piecewise, stages: [{startStep: 0, value: 1}, {startStep: 10, value: 0}]}}`, "t.yaml");
+    writeFileSync(
+      input,
+      [0, 10]
+        .map((step) =>
+          JSON.stringify({ id: `s${step}`, group: "g", completion: "no", reference: "yes", step, ok: step === 10 }),
+        )
+        .join("\n") + "\n",
+    );
+    const spec = parseSpec(
+      `components:\n  - {name: a, type: exact, passThreshold: {schedule: piecewise, stages: [{startStep: 0, value: 1}, {startStep: 10, value: 0}]}}`,
+      "t.yaml",
+    );
     const summary = await scoreFile(spec, { input, output: join(dir, "out.jsonl"), labelField: "ok", concurrency: 1 });
     expect(summary.components.a!.passRate).toBe(0.5);
     expect(summary.label).toMatchObject({ n: 2, agree: 2, falsePositives: 0, falseNegatives: 0 });

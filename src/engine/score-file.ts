@@ -69,11 +69,17 @@ export interface ScoreFileOptions {
 
 /** A rollout's length and step for the summary's hacking diagnostics. */
 function metaOf(rollout: Rollout): { length: number; step: number } {
-  return { length: diagnosticLength(rollout.completion_tokens, completionText(rollout.completion).length), step: rollout.step ?? 0 };
+  return {
+    length: diagnosticLength(rollout.completion_tokens, completionText(rollout.completion).length),
+    step: rollout.step ?? 0,
+  };
 }
 
 /** Serializes component results for output (drops undefined fields). */
-export function componentsRecord(spec: CompiledSpec, results: readonly ComponentResult[]): Record<string, ComponentResult> {
+export function componentsRecord(
+  spec: CompiledSpec,
+  results: readonly ComponentResult[],
+): Record<string, ComponentResult> {
   const out: Record<string, ComponentResult> = {};
   spec.components.forEach((c, i) => {
     out[c.name] = results[i]!;
@@ -98,7 +104,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const t0 = performance.now();
   const map = o.map ?? {};
   const labelIdx = o.labelComponent === undefined ? 0 : spec.components.findIndex((c) => c.name === o.labelComponent);
-  if (labelIdx < 0) throw new UserError(`--label-component ${o.labelComponent}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`);
+  if (labelIdx < 0)
+    throw new UserError(
+      `--label-component ${o.labelComponent}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`,
+    );
   const agreement = o.labelField ? new AgreementBuilder(o.labelField, spec.components[labelIdx]!.name) : undefined;
   const summary = new SummaryBuilder(spec);
   const batch = new AdvantageBatch(spec);
@@ -110,7 +119,13 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   let records = 0;
   // numeric ids and groups beyond 2^53 keep their digits (as strings): read from the line's text where a `--map`
   // source is a plain top-level name too
-  const preciseKeys = [...new Set(["id", "group", ...["id", "group"].map((k) => map[k]).filter((p): p is string => p !== undefined && !p.includes("."))])];
+  const preciseKeys = [
+    ...new Set([
+      "id",
+      "group",
+      ...["id", "group"].map((k) => map[k]).filter((p): p is string => p !== undefined && !p.includes(".")),
+    ]),
+  ];
 
   const report = (line: number, path: string, message: string): void => {
     const p: Problem = { file: o.input === "-" ? "<stdin>" : o.input, line, path, message };
@@ -120,7 +135,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   };
 
   async function* rollouts(): AsyncGenerator<{ rollout: Rollout; record: Record<string, unknown> }> {
-    const lines = readLines(o.input, { onProblem: (line, message) => report(line, "", message), ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}) });
+    const lines = readLines(o.input, {
+      onProblem: (line, message) => report(line, "", message),
+      ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
+    });
     for await (const { line, text } of lines) {
       let record: unknown;
       try {
@@ -130,7 +148,8 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         continue;
       }
       records++;
-      for (const [name, path] of mapped) if (getPath(record, path) === undefined) mapMisses.set(name, (mapMisses.get(name) ?? 0) + 1);
+      for (const [name, path] of mapped)
+        if (getPath(record, path) === undefined) mapMisses.set(name, (mapMisses.get(name) ?? 0) + 1);
       const r = toRollout(record, line, map);
       if ("problem" in r) report(line, r.problem.field, r.problem.message);
       else yield { rollout: r.rollout, record: record as Record<string, unknown> };
@@ -139,7 +158,12 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
 
   const staged = stagedComponents(spec);
   // group stages: per rollout, what the stages and the reward need (scores, members), kept until the file ends
-  const held: Array<StagedRollout & { label?: { value: unknown; id: string; reference: unknown }; meta?: { length: number; step: number } }> = [];
+  const held: Array<
+    StagedRollout & {
+      label?: { value: unknown; id: string; reference: unknown };
+      meta?: { length: number; step: number };
+    }
+  > = [];
   const spill = new Spill();
   let judges: Record<string, CallUsage> = {};
   try {
@@ -165,7 +189,8 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
               ...(values ? { values } : {}),
               meta: metaOf(rollout),
             };
-            if (agreement) h.label = { value: getPath(record, o.labelField!), id: rollout.id, reference: rollout.reference };
+            if (agreement)
+              h.label = { value: getPath(record, o.labelField!), id: rollout.id, reference: rollout.reference };
             held.push(h);
           } else summary.add(results, reward, thresholds, metaOf(rollout));
           if (agreement && staged.length === 0) {
@@ -198,10 +223,18 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       applyGroupStages(spec, staged, held);
       held.forEach((h, k) => batch.set(k, h.results, h.reward));
     }
-    const { rewards: rewardArr, groupIds: groupArr, advantages: adv, diagnostics, warnings: advantageWarnings } = batch.compute();
+    const {
+      rewards: rewardArr,
+      groupIds: groupArr,
+      advantages: adv,
+      diagnostics,
+      warnings: advantageWarnings,
+    } = batch.compute();
     const toFile = o.output !== undefined && o.output !== "-";
     const outputs = o.outputs ?? new OutputSet();
-    const writer = toFile ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") }) : openLineWriter(undefined);
+    const writer = toFile
+      ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") })
+      : openLineWriter(undefined);
     try {
       let k = 0;
       steps?.compute(groupArr, adv);
@@ -226,7 +259,9 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           }
           text = JSON.stringify(out);
         }
-        await writer.write(`${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k]!))}${steps ? steps.jsonSuffix(k) : ""}}`);
+        await writer.write(
+          `${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k]!))}${steps ? steps.jsonSuffix(k) : ""}}`,
+        );
         k++;
       }
       await writer.close();
@@ -237,10 +272,17 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     }
     if (!o.outputs) outputs.commit();
     const label = agreement?.finish();
-    const warnings = [...advantageWarnings, ...mapped.filter(([name]) => records > 0 && mapMisses.get(name) === records).map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`)];
+    const warnings = [
+      ...advantageWarnings,
+      ...mapped
+        .filter(([name]) => records > 0 && mapMisses.get(name) === records)
+        .map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`),
+    ];
     // like a --map typo: a label path that no rollout has would measure nothing, so say so
-    if (label && label.n === 0 && label.missingLabel > 0) warnings.push(`--label ${o.labelField}: no rollout has a boolean "${o.labelField}"`);
-    if (records === 0 && malformed === 0) warnings.push(`${o.input === "-" ? "<stdin>" : o.input}: the input has no records: nothing was scored`);
+    if (label && label.n === 0 && label.missingLabel > 0)
+      warnings.push(`--label ${o.labelField}: no rollout has a boolean "${o.labelField}"`);
+    if (records === 0 && malformed === 0)
+      warnings.push(`${o.input === "-" ? "<stdin>" : o.input}: the input has no records: nothing was scored`);
     return summary.finish({
       rewards: rewardArr,
       groupIds: groupArr,

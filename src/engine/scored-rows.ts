@@ -38,20 +38,31 @@ type Counting = readonly { name: string; weight: number }[];
  * reward (weight ≠ 0) and the spec's weights, unless the options name their own, so the advantage decomposes the
  * reward the spec defines. Other estimators' options are returned unchanged.
  */
-export function withSpecComponents(estimator: EstimatorDefinition<unknown>, options: Record<string, unknown>, counting: Counting): Record<string, unknown> {
+export function withSpecComponents(
+  estimator: EstimatorDefinition<unknown>,
+  options: Record<string, unknown>,
+  counting: Counting,
+): Record<string, unknown> {
   if (!(estimator.needs ?? []).includes("components")) return options;
   const weights = options.weights as Record<string, number> | undefined;
   return {
     ...options,
     components: options.components ?? counting.map((c) => c.name),
-    weights: weights && Object.keys(weights).length > 0 ? weights : Object.fromEntries(counting.map((c) => [c.name, c.weight])),
+    weights:
+      weights && Object.keys(weights).length > 0
+        ? weights
+        : Object.fromEntries(counting.map((c) => [c.name, c.weight])),
   };
 }
 
 /** The spec's own advantage step: its estimator and options, its counting components, its `onUnscorable`. */
 export function planFromSpec(spec: CompiledSpec): AdvantagePlan {
   const { estimator } = spec.advantage;
-  const options = withSpecComponents(estimator, spec.advantage.options, spec.components.filter((c) => c.weight !== 0));
+  const options = withSpecComponents(
+    estimator,
+    spec.advantage.options,
+    spec.components.filter((c) => c.weight !== 0),
+  );
   return { estimator, options, onUnscorable: spec.onUnscorable, ...stratum(estimator, options) };
 }
 
@@ -60,9 +71,21 @@ export function planFromSpec(spec: CompiledSpec): AdvantagePlan {
  * @param spec when given (the server), multi-component defaults come from its counting components.
  * @throws {UserError} on an unknown estimator or preset, or invalid options.
  */
-export function planFor(name: string, preset: string | undefined, options: Record<string, unknown>, onUnscorable: "zero" | "exclude", spec?: CompiledSpec): AdvantagePlan {
+export function planFor(
+  name: string,
+  preset: string | undefined,
+  options: Record<string, unknown>,
+  onUnscorable: "zero" | "exclude",
+  spec?: CompiledSpec,
+): AdvantagePlan {
   const r = resolveEstimator(name, preset, options);
-  const opts = spec ? withSpecComponents(r.estimator, r.options, spec.components.filter((c) => c.weight !== 0)) : r.options;
+  const opts = spec
+    ? withSpecComponents(
+        r.estimator,
+        r.options,
+        spec.components.filter((c) => c.weight !== 0),
+      )
+    : r.options;
   return { estimator: r.estimator, options: opts, onUnscorable, ...stratum(r.estimator, opts) };
 }
 
@@ -77,7 +100,8 @@ function stratum(estimator: EstimatorDefinition<unknown>, options: Record<string
  */
 export function responseLength(tokens: unknown, completion: unknown): number {
   if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) return tokens;
-  if (typeof completion === "string" || Array.isArray(completion)) return Math.ceil(completionText(completion as Rollout["completion"]).length / 4);
+  if (typeof completion === "string" || Array.isArray(completion))
+    return Math.ceil(completionText(completion as Rollout["completion"]).length / 4);
   return NaN;
 }
 
@@ -130,7 +154,11 @@ export interface ScoredFields {
  * {@link ScoredRow}; `group` comes from `toRollout`, which validated it.
  * @returns the row, or the field and problem that keep the record out (reported with file and line by the caller).
  */
-export function readScoredRecord(record: Record<string, unknown>, group: string, f: ScoredFields): { row: ScoredRow } | { problem: { field: string; message: string } } {
+export function readScoredRecord(
+  record: Record<string, unknown>,
+  group: string,
+  f: ScoredFields,
+): { row: ScoredRow } | { problem: { field: string; message: string } } {
   const map = f.map ?? {};
   const rewardField = map.reward ?? "reward";
   const reward = readReward(getPath(record, rewardField));
@@ -139,9 +167,13 @@ export function readScoredRecord(record: Record<string, unknown>, group: string,
   const row: ScoredRow = {
     group,
     reward,
-    length: responseLength(getPath(record, map.completion_tokens ?? f.lengthField ?? "completion_tokens"), getPath(record, map.completion ?? "completion")),
+    length: responseLength(
+      getPath(record, map.completion_tokens ?? f.lengthField ?? "completion_tokens"),
+      getPath(record, map.completion ?? "completion"),
+    ),
   };
-  if (components !== null && typeof components === "object" && !Array.isArray(components)) row.components = components as Record<string, unknown>;
+  if (components !== null && typeof components === "object" && !Array.isArray(components))
+    row.components = components as Record<string, unknown>;
   if (f.stratumKey !== undefined) row.stratum = getPath(record, f.stratumKey);
   return { row };
 }
@@ -248,7 +280,11 @@ export class ScoredRows {
       }
       return s;
     });
-    const input: AdvantageInput = { rewards, groups: buildGroupIndex(this.groupIds), components: { names: [...this.names.keys()], scores } };
+    const input: AdvantageInput = {
+      rewards,
+      groups: buildGroupIndex(this.groupIds),
+      components: { names: [...this.names.keys()], scores },
+    };
     if (this.unknownLengths === 0) input.lengths = Float64Array.from(this.lengths);
     if (this.plan.stratumKey !== undefined) input.strata = Int32Array.from(this.strata);
     return input;
@@ -272,7 +308,9 @@ export class ScoredRows {
       const flat = zeroVarianceGroups(input.rewards, input.groups);
       const { order, offsets } = input.groups;
       for (let g = 0; g < input.groups.count; g++) {
-        if (flat[g]) for (let k = offsets[g]!; k < offsets[g + 1]!; k++) if (input.rewards[order[k]!] === input.rewards[order[k]!]) filtered++;
+        if (flat[g])
+          for (let k = offsets[g]!; k < offsets[g + 1]!; k++)
+            if (input.rewards[order[k]!] === input.rewards[order[k]!]) filtered++;
       }
     }
     return { input, advantages, filtered, warnings: this.warnings(), ...this.whitened(input) };
@@ -281,15 +319,22 @@ export class ScoredRows {
   private whitened(input: AdvantageInput): { whitened?: "token" | "rollout" } {
     const o = this.plan.options;
     if (o.whiten === undefined || o.batchNorm === "none") return {};
-    return { whitened: o.whiten === "token" || (o.whiten === "auto" && input.lengths !== undefined) ? "token" : "rollout" };
+    return {
+      whitened: o.whiten === "token" || (o.whiten === "auto" && input.lengths !== undefined) ? "token" : "rollout",
+    };
   }
 
   private warnings(): string[] {
     const out: string[] = [];
     if (this.plan.options.whiten === "auto" && this.plan.options.batchNorm !== "none" && this.unknownLengths > 0) {
-      out.push(`${this.unknownLengths} rollouts have no response length (completion_tokens or completion): batch statistics are per rollout, not per token as the peers whiten`);
+      out.push(
+        `${this.unknownLengths} rollouts have no response length (completion_tokens or completion): batch statistics are per rollout, not per token as the peers whiten`,
+      );
     }
-    if (this.plan.stratumKey !== undefined && this.missingStrata > 0) out.push(`${this.missingStrata} rollouts lack the stratum key ${this.plan.stratumKey}: each group's such rollouts form one "missing" stratum`);
+    if (this.plan.stratumKey !== undefined && this.missingStrata > 0)
+      out.push(
+        `${this.missingStrata} rollouts lack the stratum key ${this.plan.stratumKey}: each group's such rollouts form one "missing" stratum`,
+      );
     return out;
   }
 }

@@ -18,7 +18,12 @@ describe("scorer deadlines", () => {
       const t0 = Date.now();
       const first = await scorer.score({ id: "1", group: "g", completion: runaway });
       const elapsed = Date.now() - t0;
-      expect(first.results[0]).toEqual({ score: null, status: "unscorable", reason: "timeout", details: { timeoutMs: 300 } });
+      expect(first.results[0]).toEqual({
+        score: null,
+        status: "unscorable",
+        reason: "timeout",
+        details: { timeoutMs: 300 },
+      });
       expect(first.results[1]!.score).toBe(1);
       expect(first.reward).toBe(1); // onUnscorable: zero
       expect(elapsed).toBeLessThan(20_000); // sanity bound only: the pattern alone would run for hours
@@ -34,7 +39,9 @@ describe("scorer deadlines", () => {
     const spec = parseSpec(`components:\n  - {name: evil, type: regex, pattern: "^(a+)+$", timeoutMs: 300}`, "t.yaml");
     const scorer = createScorer(spec, { concurrency: 1, cacheSize: 0 });
     try {
-      const runs = [runaway, "aaa", "b", "aaaa", "ab"].map((completion, i) => scorer.score({ id: String(i), group: "g", completion }));
+      const runs = [runaway, "aaa", "b", "aaaa", "ab"].map((completion, i) =>
+        scorer.score({ id: String(i), group: "g", completion }),
+      );
       const scores = (await Promise.all(runs)).map((r) => r.results[0]!);
       expect(scores[0]).toMatchObject({ status: "unscorable", reason: "timeout" });
       expect(scores.slice(1).map((r) => [r.score, r.status])).toEqual([
@@ -93,10 +100,20 @@ describe("inline verifiers that return a promise", () => {
     const { runInline } = await import("./inline.js");
     const never = () => new Promise<never>(() => undefined);
     const t0 = Date.now();
-    const r = await runInline(never, { completion: "", reference: undefined, rollout: { id: "a", group: "g", completion: "" } }, 100, false);
+    const r = await runInline(
+      never,
+      { completion: "", reference: undefined, rollout: { id: "a", group: "g", completion: "" } },
+      100,
+      false,
+    );
     expect(r).toEqual({ score: null, status: "unscorable", reason: "timeout", details: { timeoutMs: 100 } });
     expect(Date.now() - t0).toBeLessThan(5000);
-    const thrown = await runInline(() => Promise.reject(new Error("boom")), { completion: "", reference: undefined, rollout: { id: "a", group: "g", completion: "" } }, 100, true);
+    const thrown = await runInline(
+      () => Promise.reject(new Error("boom")),
+      { completion: "", reference: undefined, rollout: { id: "a", group: "g", completion: "" } },
+      100,
+      true,
+    );
     expect(thrown).toEqual({ score: null, status: "unscorable", reason: "worker_error", details: { error: "boom" } });
   });
 });

@@ -84,7 +84,13 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   const cache = new BoundedCache<ComponentResult>(options.cacheSize ?? 100_000);
   const inline = new Map<number, VerifyFn>();
   const workerComponents = spec.components
-    .map((c, index) => ({ index, type: c.type, options: c.options, isolation: c.definition.isolation, module: c.module }))
+    .map((c, index) => ({
+      index,
+      type: c.type,
+      options: c.options,
+      isolation: c.definition.isolation,
+      module: c.module,
+    }))
     .filter((c) => c.isolation === "worker")
     .map(({ index, type, options, module }) => ({ index, type, options, ...(module !== undefined ? { module } : {}) }));
   spec.components.forEach((c, i) => {
@@ -136,12 +142,18 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     return inst;
   }
 
-  async function one(i: number, input0: VerifierInput, base0: string | undefined, so?: StepOptions): Promise<ComponentResult> {
+  async function one(
+    i: number,
+    input0: VerifierInput,
+    base0: string | undefined,
+    so?: StepOptions,
+  ): Promise<ComponentResult> {
     const inst = so ? instance(i, so) : undefined;
     const path = spec.components[i]!.referencePath;
     // A component with its own reference path sees that value as its reference; the cache key carries it.
     const input = path === undefined ? input0 : { ...input0, reference: getPath(input0.rollout, path) };
-    const base = path === undefined || base0 === undefined ? base0 : `${base0}:${path}:${JSON.stringify(input.reference ?? null)}`;
+    const base =
+      path === undefined || base0 === undefined ? base0 : `${base0}:${path}:${JSON.stringify(input.reference ?? null)}`;
     const key = base === undefined || !cached[i] ? undefined : keyOf(i, base, input.rollout, inst ? `#${inst.id}` : "");
     if (key !== undefined) {
       const hit = cache.get(key);
@@ -149,12 +161,19 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     }
     const fn = inst ? inst.fn : inline.get(i);
     const c = spec.components[i]!;
-    const r = fn ? await runInline(fn, input, c.timeoutMs, c.definition.selfTimed === true, c.definition.abortable === true) : await pool!.run(i, input, c.timeoutMs, so);
+    const r = fn
+      ? await runInline(fn, input, c.timeoutMs, c.definition.selfTimed === true, c.definition.abortable === true)
+      : await pool!.run(i, input, c.timeoutMs, so);
     if (key !== undefined && !transient(r)) cache.set(key, r);
     return r;
   }
 
-  async function scheduled(rt: ScheduleRuntime, rollout: Rollout, input: VerifierInput, base: string | undefined): Promise<RolloutScore> {
+  async function scheduled(
+    rt: ScheduleRuntime,
+    rollout: Rollout,
+    input: VerifierInput,
+    base: string | undefined,
+  ): Promise<RolloutScore> {
     const step = rollout.step ?? 0;
     if (!rt.stateful) {
       const values = rt.resolve(step);
@@ -176,7 +195,13 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     async score(rollout) {
       const completion = completionText(rollout.completion);
       const input: VerifierInput = { completion, reference: rollout.reference, rollout };
-      const base = anyCached ? createHash("sha1").update(completion).update("\u0000").update(JSON.stringify(rollout.reference ?? null)).digest("base64") : undefined;
+      const base = anyCached
+        ? createHash("sha1")
+            .update(completion)
+            .update("\u0000")
+            .update(JSON.stringify(rollout.reference ?? null))
+            .digest("base64")
+        : undefined;
       if (runtime) return scheduled(runtime, rollout, input, base);
       const results = await Promise.all(spec.components.map((_, i) => one(i, input, base)));
       return finish(input, results);
@@ -189,7 +214,8 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     },
     restore(state) {
       if (runtime) runtime.restore(state);
-      else if (Object.keys(state?.schedules ?? {}).length > 0) throw new ScheduleStateError("the state holds performance schedules, but this spec has none");
+      else if (Object.keys(state?.schedules ?? {}).length > 0)
+        throw new ScheduleStateError("the state holds performance schedules, but this spec has none");
     },
     stats() {
       return { cacheHits: cache.hits, cacheMisses: cache.misses, cacheSize: cache.size };
@@ -198,13 +224,17 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       const out: Record<string, CallUsage> = {};
       spec.components.forEach((c, i) => {
         // the component's instance, plus those made for scheduled options at other steps
-        const fns = [inline.get(i), ...stepped[i]!.values().map((s) => s.fn)].filter((f): f is VerifyFn => typeof f?.usage === "function");
+        const fns = [inline.get(i), ...stepped[i]!.values().map((s) => s.fn)].filter(
+          (f): f is VerifyFn => typeof f?.usage === "function",
+        );
         if (fns.length === 0) return;
-        const total = fns.map((f) => f.usage!()).reduce((a, b) => {
-          const sum = { ...a };
-          for (const k of Object.keys(b) as (keyof CallUsage)[]) sum[k] = a[k] + b[k];
-          return sum;
-        });
+        const total = fns
+          .map((f) => f.usage!())
+          .reduce((a, b) => {
+            const sum = { ...a };
+            for (const k of Object.keys(b) as (keyof CallUsage)[]) sum[k] = a[k] + b[k];
+            return sum;
+          });
         out[c.name] = total;
       });
       return out;

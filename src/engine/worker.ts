@@ -21,7 +21,9 @@ function definition(c: WorkerComponent): VerifierDefinition | undefined {
   if (c.module === undefined) return getVerifier(c.type);
   const loaded = loadPluginFile(c.module);
   if ("error" in loaded) throw new Error(`plugin ${c.module}: ${loaded.error}`);
-  return loaded.definitions.find((d): d is Extract<typeof d, VerifierDefinition> => d[PLUGIN_KIND] === "verifier" && d.type === c.type);
+  return loaded.definitions.find(
+    (d): d is Extract<typeof d, VerifierDefinition> => d[PLUGIN_KIND] === "verifier" && d.type === c.type,
+  );
 }
 
 const { startedAt } = workerData as { startedAt: BigInt64Array };

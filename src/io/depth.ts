@@ -13,7 +13,9 @@ export const MAX_JSON_DEPTH = 256;
 export function tooDeep(value: unknown, max: number = MAX_JSON_DEPTH): Array<string | number> | undefined {
   if (value === null || typeof value !== "object") return undefined;
   // depth-first; each entry: a container, its depth and the key that led to it (the path is rebuilt from `up`)
-  const stack: Array<{ v: object; d: number; key: string | number | undefined; up: number }> = [{ v: value, d: 1, key: undefined, up: -1 }];
+  const stack: Array<{ v: object; d: number; key: string | number | undefined; up: number }> = [
+    { v: value, d: 1, key: undefined, up: -1 },
+  ];
   const seen: Array<{ key: string | number | undefined; up: number }> = [];
   while (stack.length > 0) {
     const e = stack.pop()!;

@@ -60,14 +60,19 @@ export function didYouMean(name: string, known: readonly string[]): string | und
  * @param known the canonical names this command reads (a typo such as `completions=` is an error, not a no-op).
  * @throws UserError naming the entry when it is not of the form `name=path` or names an unknown field.
  */
-export function parseFieldMap(entries: readonly string[], known: readonly string[] = ROLLOUT_FIELDS): Record<string, string> {
+export function parseFieldMap(
+  entries: readonly string[],
+  known: readonly string[] = ROLLOUT_FIELDS,
+): Record<string, string> {
   const map: Record<string, string> = {};
   for (const e of entries) {
     const m = /^([A-Za-z_]\w*)=(\S+)$/.exec(e);
     if (!m) throw new UserError(`--map ${e}: expected field=source, e.g. completion=response`);
     if (!known.includes(m[1]!)) {
       const hint = didYouMean(m[1]!, known);
-      throw new UserError(`--map ${e}: "${m[1]}" is not a field rewardkit reads${hint ? ` (did you mean "${hint}"?)` : ""}; known: ${known.join(", ")}`);
+      throw new UserError(
+        `--map ${e}: "${m[1]}" is not a field rewardkit reads${hint ? ` (did you mean "${hint}"?)` : ""}; known: ${known.join(", ")}`,
+      );
     }
     map[m[1]!] = m[2]!;
   }

@@ -132,7 +132,10 @@ export async function* readLines(path: string, opts: ReadLinesOptions = {}): Asy
     } catch (e) {
       if (!isZlibError(e)) throw e;
       const why = (e as Error).message;
-      if (total === 0) throw new UserError(`${file}: not readable as gzip (${why}); is it compressed? (.gz is decompressed by its extension)`);
+      if (total === 0)
+        throw new UserError(
+          `${file}: not readable as gzip (${why}); is it compressed? (.gz is decompressed by its extension)`,
+        );
       // the lines before the break were yielded; the rest of the file is lost
       problem(line + 1, `the gzip data breaks off here (${why}): this line and anything after it are unreadable`);
       return;

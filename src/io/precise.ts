@@ -108,11 +108,17 @@ export function preciseMembers<T>(record: T, text: string, keys: readonly string
  * The same for every element of the array member `arrayKey` of the object parsed from `text` (a request body
  * `{"rollouts": [...]}`): one pass over the text, and only when some element has a lossy number.
  */
-export function preciseElements(body: unknown, text: string, arrayKey = "rollouts", keys: readonly string[] = ["id", "group"]): void {
+export function preciseElements(
+  body: unknown,
+  text: string,
+  arrayKey = "rollouts",
+  keys: readonly string[] = ["id", "group"],
+): void {
   if (body === null || typeof body !== "object") return;
   const arr = (body as Record<string, unknown>)[arrayKey];
   if (!Array.isArray(arr)) return;
-  const isLossy = (x: unknown): boolean => x !== null && typeof x === "object" && keys.some((k) => lossy((x as Record<string, unknown>)[k]));
+  const isLossy = (x: unknown): boolean =>
+    x !== null && typeof x === "object" && keys.some((k) => lossy((x as Record<string, unknown>)[k]));
   if (!arr.some(isLossy)) return;
   const top = membersAt(text, 0, new Set([arrayKey])).raw.get(arrayKey);
   if (top === undefined) return;

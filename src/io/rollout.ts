@@ -14,12 +14,18 @@ export interface RecordProblem {
 export type RecordNeeds = "score" | "advantages";
 
 function isMessages(v: unknown): v is ChatMessage[] {
-  return Array.isArray(v) && v.every((m) => m !== null && typeof m === "object" && typeof (m as { role?: unknown }).role === "string");
+  return (
+    Array.isArray(v) &&
+    v.every((m) => m !== null && typeof m === "object" && typeof (m as { role?: unknown }).role === "string")
+  );
 }
 
 /** Group id from the prompt: first 16 hex digits of SHA-256 of its JSON text. Same prompt → same group. */
 export function promptGroup(prompt: unknown): string {
-  return createHash("sha256").update(typeof prompt === "string" ? prompt : JSON.stringify(prompt)).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(typeof prompt === "string" ? prompt : JSON.stringify(prompt))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /** Either a rollout or the reason the record is not one. */
@@ -31,43 +37,76 @@ export type RolloutOrProblem = { rollout: Rollout } | { problem: RecordProblem }
  * nested deeper than {@link MAX_JSON_DEPTH} levels is a problem naming its top-level field.
  * @returns the rollout, or the first problem found (the caller reports it with file:line and skips the line).
  */
-export function toRollout(record: unknown, line: number, map: Record<string, string>, needs: RecordNeeds = "score"): RolloutOrProblem {
-  if (record === null || typeof record !== "object" || Array.isArray(record)) return { problem: { field: "", message: "expected a JSON object" } };
+export function toRollout(
+  record: unknown,
+  line: number,
+  map: Record<string, string>,
+  needs: RecordNeeds = "score",
+): RolloutOrProblem {
+  if (record === null || typeof record !== "object" || Array.isArray(record))
+    return { problem: { field: "", message: "expected a JSON object" } };
   const deep = tooDeep(record);
-  if (deep) return { problem: { field: formatPath(deep.slice(0, 1)), message: `nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(deep.slice(0, 4))}…)` } };
-  const get = (name: string): unknown => (map[name] !== undefined ? getPath(record, map[name]) : (record as Record<string, unknown>)[name]);
+  if (deep)
+    return {
+      problem: {
+        field: formatPath(deep.slice(0, 1)),
+        message: `nested deeper than ${MAX_JSON_DEPTH} levels (at ${formatPath(deep.slice(0, 4))}…)`,
+      },
+    };
+  const get = (name: string): unknown =>
+    map[name] !== undefined ? getPath(record, map[name]) : (record as Record<string, unknown>)[name];
   const src = (name: string): string => map[name] ?? name;
 
   const id = get("id");
-  if (id !== undefined && typeof id !== "string" && typeof id !== "number") return { problem: { field: src("id"), message: "expected a string or number" } };
+  if (id !== undefined && typeof id !== "string" && typeof id !== "number")
+    return { problem: { field: src("id"), message: "expected a string or number" } };
   const prompt = get("prompt");
   let group = get("group");
   if (group === undefined || group === null) {
-    if (prompt === undefined || prompt === null) return { problem: { field: src("group"), message: "missing: give `group`, or a `prompt` to derive it from" } };
+    if (prompt === undefined || prompt === null)
+      return { problem: { field: src("group"), message: "missing: give `group`, or a `prompt` to derive it from" } };
     group = promptGroup(prompt);
-  } else if (typeof group !== "string" && typeof group !== "number") return { problem: { field: src("group"), message: "expected a string or number" } };
+  } else if (typeof group !== "string" && typeof group !== "number")
+    return { problem: { field: src("group"), message: "expected a string or number" } };
 
-  const rollout: Rollout = { ...(record as Record<string, unknown>), id: id === undefined ? `line-${line}` : String(id), group: String(group), completion: "" };
+  const rollout: Rollout = {
+    ...(record as Record<string, unknown>),
+    id: id === undefined ? `line-${line}` : String(id),
+    group: String(group),
+    completion: "",
+  };
   if (prompt !== undefined) rollout.prompt = prompt as Rollout["prompt"];
 
   if (needs === "score") {
     const completion = get("completion");
-    if (completion === undefined || completion === null) return { problem: { field: src("completion"), message: "missing" } };
-    if (typeof completion !== "string" && !isMessages(completion)) return { problem: { field: src("completion"), message: "expected a string or an array of chat messages" } };
+    if (completion === undefined || completion === null)
+      return { problem: { field: src("completion"), message: "missing" } };
+    if (typeof completion !== "string" && !isMessages(completion))
+      return { problem: { field: src("completion"), message: "expected a string or an array of chat messages" } };
     rollout.completion = completion;
   }
-  for (const name of ["reference", "labels", "metadata", "reference_logprobs", "reference_logprobs_noreason", "completion_tokens", "completion_ids"] as const) {
+  for (const name of [
+    "reference",
+    "labels",
+    "metadata",
+    "reference_logprobs",
+    "reference_logprobs_noreason",
+    "completion_tokens",
+    "completion_ids",
+  ] as const) {
     if (map[name] !== undefined) rollout[name] = get(name) as never;
   }
   const step = get("step");
   if (step !== undefined) {
-    if (typeof step !== "number" || !Number.isInteger(step) || step < 0) return { problem: { field: src("step"), message: "expected a non-negative integer" } };
+    if (typeof step !== "number" || !Number.isInteger(step) || step < 0)
+      return { problem: { field: src("step"), message: "expected a non-negative integer" } };
     rollout.step = step;
   }
   const lp = rollout.reference_logprobs;
-  if (lp !== undefined && !(Array.isArray(lp) && lp.every((x) => typeof x === "number"))) return { problem: { field: src("reference_logprobs"), message: "expected an array of numbers" } };
+  if (lp !== undefined && !(Array.isArray(lp) && lp.every((x) => typeof x === "number")))
+    return { problem: { field: src("reference_logprobs"), message: "expected an array of numbers" } };
   const ids = rollout.completion_ids;
-  if (ids !== undefined && !(Array.isArray(ids) && ids.every((x) => typeof x === "number"))) return { problem: { field: src("completion_ids"), message: "expected an array of token ids (numbers)" } };
+  if (ids !== undefined && !(Array.isArray(ids) && ids.every((x) => typeof x === "number")))
+    return { problem: { field: src("completion_ids"), message: "expected an array of token ids (numbers)" } };
   return { rollout };
 }
-

@@ -117,7 +117,12 @@ export function sampleRollouts(rollouts: readonly Rollout[], n: number): Rollout
 }
 
 /** Contexts for the sampled rollouts: each gets a wrong answer and another reference from the other groups. */
-function contexts(spec: CompiledSpec, all: readonly Rollout[], sampled: readonly Rollout[], o: Required<Pick<ProbeOptions, "maxChars">>): ProbeContext[] {
+function contexts(
+  spec: CompiledSpec,
+  all: readonly Rollout[],
+  sampled: readonly Rollout[],
+  o: Required<Pick<ProbeOptions, "maxChars">>,
+): ProbeContext[] {
   const refs: Array<{ group: string; raw: unknown; text: string }> = [];
   const seen = new Set<string>();
   for (const r of all) {
@@ -136,8 +141,14 @@ function contexts(spec: CompiledSpec, all: readonly Rollout[], sampled: readonly
     const key = JSON.stringify(rollout.reference ?? null);
     for (let k = 1; k < refs.length; k++) {
       const o2 = refs[(start + k) % refs.length]!;
-      if (otherReference === undefined && JSON.stringify(o2.raw ?? null) !== key && o2.raw !== undefined) otherReference = o2.raw;
-      if (wrong === undefined && o2.text !== "" && (reference === "" || (o2.text !== reference && !o2.text.includes(reference) && !reference.includes(o2.text)))) wrong = o2.text;
+      if (otherReference === undefined && JSON.stringify(o2.raw ?? null) !== key && o2.raw !== undefined)
+        otherReference = o2.raw;
+      if (
+        wrong === undefined &&
+        o2.text !== "" &&
+        (reference === "" || (o2.text !== reference && !o2.text.includes(reference) && !reference.includes(o2.text)))
+      )
+        wrong = o2.text;
       if (wrong !== undefined && otherReference !== undefined) break;
     }
     const letter = /^\(?([A-Z])\)?$/.exec(reference)?.[1];
@@ -158,7 +169,8 @@ function contexts(spec: CompiledSpec, all: readonly Rollout[], sampled: readonly
 
 /** The baseline: a plainly wrong, well-formed answer (code specs: a program that does nothing). */
 function baselineCase(spec: CompiledSpec, c: ProbeContext): ProbeCase {
-  if (spec.components.some((x) => x.type === "code")) return { completion: "```python\ndef solve(*args, **kwargs):\n    return None\n```" };
+  if (spec.components.some((x) => x.type === "code"))
+    return { completion: "```python\ndef solve(*args, **kwargs):\n    return None\n```" };
   return { completion: `The answer is $\\boxed{${c.wrong}}$.` };
 }
 
@@ -177,10 +189,16 @@ function caseRollout(c: ProbeContext, name: string, pc: ProbeCase): Rollout {
 }
 
 /** Reads the rollouts of a JSONL file (malformed lines counted and skipped). */
-export async function readRollouts(input: string, maxLineBytes?: number): Promise<{ rollouts: Rollout[]; malformed: number }> {
+export async function readRollouts(
+  input: string,
+  maxLineBytes?: number,
+): Promise<{ rollouts: Rollout[]; malformed: number }> {
   const rollouts: Rollout[] = [];
   let malformed = 0;
-  for await (const { line, text: t } of readLines(input, { onProblem: () => malformed++, ...(maxLineBytes !== undefined ? { maxLineBytes } : {}) })) {
+  for await (const { line, text: t } of readLines(input, {
+    onProblem: () => malformed++,
+    ...(maxLineBytes !== undefined ? { maxLineBytes } : {}),
+  })) {
     let record: unknown;
     try {
       record = JSON.parse(t);
@@ -206,10 +224,17 @@ const num = (x: number | null): number => x ?? 0;
  * or that have nothing to try on any sampled rollout are listed in `skipped`.
  * @throws {UserError} for an unknown probe in `only`, or an input without rollouts.
  */
-export async function runProbes(spec: CompiledSpec, input: string | { rollouts: Rollout[]; malformed?: number }, o: ProbeOptions = {}): Promise<ProbeReport> {
-  for (const name of o.only ?? []) if (!PROBES.some((p) => p.name === name)) throw new UserError(`unknown probe "${name}"; known: ${PROBES.map((p) => p.name).join(", ")}`);
+export async function runProbes(
+  spec: CompiledSpec,
+  input: string | { rollouts: Rollout[]; malformed?: number },
+  o: ProbeOptions = {},
+): Promise<ProbeReport> {
+  for (const name of o.only ?? [])
+    if (!PROBES.some((p) => p.name === name))
+      throw new UserError(`unknown probe "${name}"; known: ${PROBES.map((p) => p.name).join(", ")}`);
   const { rollouts, malformed = 0 } = typeof input === "string" ? await readRollouts(input, o.maxLineBytes) : input;
-  if (rollouts.length === 0) throw new UserError(`${typeof input === "string" ? input : "input"}: no rollouts to probe`);
+  if (rollouts.length === 0)
+    throw new UserError(`${typeof input === "string" ? input : "input"}: no rollouts to probe`);
   const sampled = sampleRollouts(rollouts, o.sample ?? 200);
   const ctxs = contexts(spec, rollouts, sampled, { maxChars: o.maxChars ?? 16_384 });
   const skipped: ProbeReport["skipped"] = [];
@@ -223,7 +248,12 @@ export async function runProbes(spec: CompiledSpec, input: string | { rollouts: 
   // the cases: per context the original, the baseline, then one case per active probe
   const jobs: Array<{ ctx: number; probe: number; pc: ProbeCase; rollout: Rollout }> = [];
   ctxs.forEach((c, k) => {
-    jobs.push({ ctx: k, probe: -2, pc: { completion: c.completion }, rollout: { ...c.rollout, group: `probe/original/${k}` } });
+    jobs.push({
+      ctx: k,
+      probe: -2,
+      pc: { completion: c.completion },
+      rollout: { ...c.rollout, group: `probe/original/${k}` },
+    });
     const b = baselineCase(spec, c);
     jobs.push({ ctx: k, probe: -1, pc: b, rollout: caseRollout(c, "baseline", b) });
     active.forEach((p, j) => {
@@ -252,7 +282,18 @@ export async function runProbes(spec: CompiledSpec, input: string | { rollouts: 
   });
   const names = spec.components.map((c) => c.name);
   const maxExamples = o.examples ?? 3;
-  const results: ProbeResult[] = active.map((p) => ({ name: p.name, family: p.family, description: p.description, n: 0, above: 0, rate: 0, meanReward: 0, baselineMean: 0, paidBy: {}, examples: [] }));
+  const results: ProbeResult[] = active.map((p) => ({
+    name: p.name,
+    family: p.family,
+    description: p.description,
+    n: 0,
+    above: 0,
+    rate: 0,
+    meanReward: 0,
+    baselineMean: 0,
+    paidBy: {},
+    examples: [],
+  }));
   const paid = active.map(() => names.map(() => 0));
   const illustration: Array<ProbeExample | undefined> = active.map(() => undefined);
   jobs.forEach((j, i) => {
@@ -271,7 +312,10 @@ export async function runProbes(spec: CompiledSpec, input: string | { rollouts: 
     const ex = (): ProbeExample => ({
       id: ctxs[j.ctx]!.rollout.id,
       ...(j.pc.form ? { form: j.pc.form } : {}),
-      completion: j.pc.completion.length > 400 ? `${j.pc.completion.slice(0, 400)}… (${j.pc.completion.length} characters)` : j.pc.completion,
+      completion:
+        j.pc.completion.length > 400
+          ? `${j.pc.completion.slice(0, 400)}… (${j.pc.completion.length} characters)`
+          : j.pc.completion,
       reward: s.reward,
       baseline: b.reward,
       above,
@@ -289,7 +333,9 @@ export async function runProbes(spec: CompiledSpec, input: string | { rollouts: 
     r.rate = round(r.above / r.n);
     r.meanReward = round(r.meanReward / r.n);
     r.baselineMean = round(r.baselineMean / r.n);
-    r.paidBy = Object.fromEntries(names.map((n, c): [string, number] => [n, round(paid[k]![c]! / r.n)]).filter(([, v]) => v > 0));
+    r.paidBy = Object.fromEntries(
+      names.map((n, c): [string, number] => [n, round(paid[k]![c]! / r.n)]).filter(([, v]) => v > 0),
+    );
     if (r.examples.length === 0 && illustration[k]) r.examples.push(illustration[k]);
     if (r.rate > 0) {
       const types = Object.keys(r.paidBy).map((n) => spec.components.find((c) => c.name === n)!.type);
@@ -305,7 +351,10 @@ export async function runProbes(spec: CompiledSpec, input: string | { rollouts: 
     rollouts: rollouts.length,
     malformed,
     sampled: sampled.length,
-    baseline: { description: "a plainly wrong answer: another prompt's reference, boxed (code: a program that returns None)", meanReward: round(baselineSum / Math.max(1, ctxs.length)) },
+    baseline: {
+      description: "a plainly wrong answer: another prompt's reference, boxed (code: a program that returns None)",
+      meanReward: round(baselineSum / Math.max(1, ctxs.length)),
+    },
     original: { meanReward: round(originalSum / Math.max(1, ctxs.length)) },
     probes: out,
     skipped,

@@ -2,7 +2,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { alignPredictions, loadPredictions, loadProcessBench, processBenchMetrics, thresholdSweep } from "./processbench.js";
+import {
+  alignPredictions,
+  loadPredictions,
+  loadProcessBench,
+  processBenchMetrics,
+  thresholdSweep,
+} from "./processbench.js";
 
 const FIXTURES = new URL("../../test/fixtures/processbench/", import.meta.url).pathname;
 
@@ -16,7 +22,11 @@ describe("ProcessBench metrics (QwenLM/ProcessBench run_eval_prm_trl.py, as frac
     expect(m.correct).toEqual({ n: 3, matched: 2, accuracy: 2 / 3 });
     expect(m.f1).toBeCloseTo(4 / 7, 15);
     // "always no error": a_e = 0, a_c = 1 → F1 = 0 by definition
-    expect(processBenchMetrics(labels, [-1, -1, -1, -1, -1])).toMatchObject({ f1: 0, erroneous: { accuracy: 0 }, correct: { accuracy: 1 } });
+    expect(processBenchMetrics(labels, [-1, -1, -1, -1, -1])).toMatchObject({
+      f1: 0,
+      erroneous: { accuracy: 0 },
+      correct: { accuracy: 1 },
+    });
     // both zero: 0, not NaN
     expect(processBenchMetrics(labels, [0, 1, 0, 0, 0]).f1).toBe(0);
     expect(processBenchMetrics([-1], [-1]).f1).toBeNull(); // one side empty: undefined
@@ -27,11 +37,30 @@ describe("ProcessBench metrics (QwenLM/ProcessBench run_eval_prm_trl.py, as frac
     const data = await loadProcessBench(join(FIXTURES, "gsm8k.json.gz"));
     expect(data).toHaveLength(400);
     const labels = data.map((r) => r.label);
-    expect(processBenchMetrics(labels, labels)).toMatchObject({ f1: 1, erroneous: { n: 207, matched: 207 }, correct: { n: 193, matched: 193 } });
-    expect(processBenchMetrics(labels, labels.map(() => -1))).toEqual({ n: 400, f1: 0, erroneous: { n: 207, matched: 0, accuracy: 0 }, correct: { n: 193, matched: 193, accuracy: 1 } });
+    expect(processBenchMetrics(labels, labels)).toMatchObject({
+      f1: 1,
+      erroneous: { n: 207, matched: 207 },
+      correct: { n: 193, matched: 193 },
+    });
+    expect(
+      processBenchMetrics(
+        labels,
+        labels.map(() => -1),
+      ),
+    ).toEqual({
+      n: 400,
+      f1: 0,
+      erroneous: { n: 207, matched: 0, accuracy: 0 },
+      correct: { n: 193, matched: 193, accuracy: 1 },
+    });
     // "first step is wrong" on everything: matches the 0-labelled erroneous records only
     const zeros = labels.filter((l) => l === 0).length;
-    expect(processBenchMetrics(labels, labels.map(() => 0))).toMatchObject({ f1: 0, erroneous: { matched: zeros }, correct: { matched: 0 } });
+    expect(
+      processBenchMetrics(
+        labels,
+        labels.map(() => 0),
+      ),
+    ).toMatchObject({ f1: 0, erroneous: { matched: zeros }, correct: { matched: 0 } });
   });
 
   it("threshold sweep: prediction = first step below t", () => {
@@ -49,7 +78,13 @@ describe("ProcessBench metrics (QwenLM/ProcessBench run_eval_prm_trl.py, as frac
   it("bad input names the file, record and field", async () => {
     const dir = mkdtempSync(join(tmpdir(), "rewardkit-pb-"));
     const f = join(dir, "d.json");
-    writeFileSync(f, JSON.stringify([{ id: "a", steps: ["x"], label: 0 }, { id: "b", steps: ["x"], label: 3 }]));
+    writeFileSync(
+      f,
+      JSON.stringify([
+        { id: "a", steps: ["x"], label: 0 },
+        { id: "b", steps: ["x"], label: 3 },
+      ]),
+    );
     await expect(loadProcessBench(f)).rejects.toThrow(`${f}:[1] label: expected an integer in [-1, 0]`);
     writeFileSync(f, JSON.stringify({ id: "a" }));
     await expect(loadProcessBench(f)).rejects.toThrow("expected a JSON array");
@@ -63,6 +98,8 @@ describe("ProcessBench metrics (QwenLM/ProcessBench run_eval_prm_trl.py, as frac
       { id: "a", steps: ["x"], label: 0 },
       { id: "b", steps: ["x"], label: -1 },
     ];
-    expect(() => alignPredictions(records, new Map([["a", 0]]), p)).toThrow(`${p}: 1 of 2 records have no prediction (first: id "b")`);
+    expect(() => alignPredictions(records, new Map([["a", 0]]), p)).toThrow(
+      `${p}: 1 of 2 records have no prediction (first: id "b")`,
+    );
   });
 });

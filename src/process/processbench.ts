@@ -65,16 +65,24 @@ export async function loadProcessBench(file: string): Promise<ProcessBenchRecord
   }
   const seen = new Set<string>();
   return raw.map(({ where, value }) => {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) throw bad(file, where, "", "expected an object");
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      throw bad(file, where, "", "expected an object");
     const r = value as Record<string, unknown>;
-    if (typeof r.id !== "string" && typeof r.id !== "number") throw bad(file, where, "id", "expected a string or number");
+    if (typeof r.id !== "string" && typeof r.id !== "number")
+      throw bad(file, where, "id", "expected a string or number");
     const id = String(r.id);
     if (seen.has(id)) throw bad(file, where, "id", `duplicate id "${id}"`);
     seen.add(id);
-    if (!Array.isArray(r.steps) || !r.steps.every((s) => typeof s === "string")) throw bad(file, where, "steps", "expected an array of strings");
+    if (!Array.isArray(r.steps) || !r.steps.every((s) => typeof s === "string"))
+      throw bad(file, where, "steps", "expected an array of strings");
     const label = r.label;
     if (typeof label !== "number" || !Number.isInteger(label) || label < -1 || label >= r.steps.length) {
-      throw bad(file, where, "label", `expected an integer in [-1, ${r.steps.length - 1}] (the 0-based first wrong step, -1 for none)`);
+      throw bad(
+        file,
+        where,
+        "label",
+        `expected an integer in [-1, ${r.steps.length - 1}] (the 0-based first wrong step, -1 for none)`,
+      );
     }
     return { ...(r as object), id, steps: r.steps, label };
   });
@@ -93,10 +101,18 @@ export async function loadPredictions(file: string): Promise<Map<string, number>
     } catch (e) {
       throw bad(file, String(line), "", `invalid JSON: ${(e as Error).message}`);
     }
-    if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(file, String(line), "", "expected an object {\"id\", \"prediction\"}");
+    if (r === null || typeof r !== "object" || Array.isArray(r))
+      throw bad(file, String(line), "", 'expected an object {"id", "prediction"}');
     const { id, prediction } = r as { id?: unknown; prediction?: unknown };
-    if (typeof id !== "string" && typeof id !== "number") throw bad(file, String(line), "id", "expected a string or number");
-    if (typeof prediction !== "number" || !Number.isInteger(prediction) || prediction < -1) throw bad(file, String(line), "prediction", "expected an integer >= -1 (the 0-based first wrong step, -1 for none)");
+    if (typeof id !== "string" && typeof id !== "number")
+      throw bad(file, String(line), "id", "expected a string or number");
+    if (typeof prediction !== "number" || !Number.isInteger(prediction) || prediction < -1)
+      throw bad(
+        file,
+        String(line),
+        "prediction",
+        "expected an integer >= -1 (the 0-based first wrong step, -1 for none)",
+      );
     if (out.has(String(id))) throw bad(file, String(line), "id", `duplicate id "${String(id)}"`);
     out.set(String(id), prediction);
   }
@@ -115,7 +131,8 @@ function side(n: number, matched: number): SideAccuracy {
  * @throws {RangeError} when the lengths differ.
  */
 export function processBenchMetrics(labels: readonly number[], predictions: readonly number[]): ProcessBenchMetrics {
-  if (labels.length !== predictions.length) throw new RangeError(`${labels.length} labels, ${predictions.length} predictions`);
+  if (labels.length !== predictions.length)
+    throw new RangeError(`${labels.length} labels, ${predictions.length} predictions`);
   let ne = 0;
   let me = 0;
   let nc = 0;
@@ -139,9 +156,16 @@ export function processBenchMetrics(labels: readonly number[], predictions: read
 }
 
 /** Predictions of the records in order; @throws {UserError} when some record has none (names the first). */
-export function alignPredictions(records: readonly ProcessBenchRecord[], predictions: Map<string, number>, file: string): number[] {
+export function alignPredictions(
+  records: readonly ProcessBenchRecord[],
+  predictions: Map<string, number>,
+  file: string,
+): number[] {
   const missing = records.filter((r) => !predictions.has(r.id));
-  if (missing.length > 0) throw new UserError(`${file}: ${missing.length} of ${records.length} records have no prediction (first: id "${missing[0]!.id}")`);
+  if (missing.length > 0)
+    throw new UserError(
+      `${file}: ${missing.length} of ${records.length} records have no prediction (first: id "${missing[0]!.id}")`,
+    );
   return records.map((r) => predictions.get(r.id)!);
 }
 
@@ -156,9 +180,22 @@ export interface SweepRow {
  * (−1 when none; a null score is never an error), and the metrics of those predictions.
  * @param scores per record, the step scores (same order as `labels`).
  */
-export function thresholdSweep(labels: readonly number[], scores: readonly (readonly (number | null)[])[], thresholds: readonly number[]): SweepRow[] {
-  return thresholds.map((t) => ({ threshold: t, metrics: processBenchMetrics(labels, scores.map((s) => firstError(s, t))) }));
+export function thresholdSweep(
+  labels: readonly number[],
+  scores: readonly (readonly (number | null)[])[],
+  thresholds: readonly number[],
+): SweepRow[] {
+  return thresholds.map((t) => ({
+    threshold: t,
+    metrics: processBenchMetrics(
+      labels,
+      scores.map((s) => firstError(s, t)),
+    ),
+  }));
 }
 
 /** The default sweep: 0.05, 0.10, …, 0.95. */
-export const DEFAULT_THRESHOLDS: readonly number[] = Array.from({ length: 19 }, (_, i) => Math.round((i + 1) * 5) / 100);
+export const DEFAULT_THRESHOLDS: readonly number[] = Array.from(
+  { length: 19 },
+  (_, i) => Math.round((i + 1) * 5) / 100,
+);

@@ -14,7 +14,11 @@ export interface StepAdvantageFields {
 }
 
 /** Token spans `[start, end)` per step from `step_token_offsets`, checked against the step count and length. */
-export function tokenSpans(offsets: unknown, steps: number, length: number | undefined): { spans: [number, number][]; length: number } | { problem: string } {
+export function tokenSpans(
+  offsets: unknown,
+  steps: number,
+  length: number | undefined,
+): { spans: [number, number][]; length: number } | { problem: string } {
   if (!Array.isArray(offsets)) return { problem: "step_token_offsets must be an array" };
   if (offsets.length !== steps) return { problem: `${offsets.length} step_token_offsets for ${steps} steps` };
   const isInt = (x: unknown): x is number => typeof x === "number" && Number.isInteger(x) && x >= 0;
@@ -29,9 +33,11 @@ export function tokenSpans(offsets: unknown, steps: number, length: number | und
     else {
       s = o;
       e = k + 1 < offsets.length ? offsets[k + 1] : length;
-      if (e === undefined) return { problem: "start offsets need the rollout's completion_tokens to end the last step" };
+      if (e === undefined)
+        return { problem: "start offsets need the rollout's completion_tokens to end the last step" };
     }
-    if (!isInt(s) || !isInt(e) || e < s) return { problem: `step_token_offsets[${k}] is not a span of non-negative integers` };
+    if (!isInt(s) || !isInt(e) || e < s)
+      return { problem: `step_token_offsets[${k}] is not a span of non-negative integers` };
     if (k > 0 && s < spans[k - 1]![1]) return { problem: `step_token_offsets[${k}] overlaps the previous step` };
     spans.push([s, e]);
   }
@@ -93,7 +99,8 @@ export class StepAdvantages {
     const d = results[this.index]?.details;
     const raw = d?.step_rewards;
     let r: Float64Array;
-    if (Array.isArray(raw)) r = Float64Array.from(raw as unknown[], (x) => (typeof x === "number" && Number.isFinite(x) ? x : NaN));
+    if (Array.isArray(raw))
+      r = Float64Array.from(raw as unknown[], (x) => (typeof x === "number" && Number.isFinite(x) ? x : NaN));
     else {
       // unscorable: no rewards, but the steps are still known (from the split, or the rollout's `steps`)
       const n = typeof d?.steps === "number" ? d.steps : Array.isArray(rollout.steps) ? rollout.steps.length : 0;
@@ -102,7 +109,10 @@ export class StepAdvantages {
     this.rewards.push(r);
     this.alphas.push(typeof d?.advantage_weight === "number" ? d.advantage_weight : 1);
     const offsets = rollout.step_token_offsets;
-    const len = typeof rollout.completion_tokens === "number" && Number.isInteger(rollout.completion_tokens) ? rollout.completion_tokens : undefined;
+    const len =
+      typeof rollout.completion_tokens === "number" && Number.isInteger(rollout.completion_tokens)
+        ? rollout.completion_tokens
+        : undefined;
     this.spans.push(offsets === undefined || offsets === null ? undefined : tokenSpans(offsets, r.length, len));
   }
 
@@ -143,7 +153,11 @@ export class StepAdvantages {
       const mu = s.sum / Math.max(1, s.n);
       const sd = s.n > 0 ? Math.sqrt(s.sq / s.n) : 0;
       const alpha = this.alphas[i]!;
-      this.computed.push(Array.from(this.rewards[i]!, (x) => (x !== x || s.n < 2 || alpha === 0 ? a : a + (alpha * (x - mu)) / (sd + STEP_EPSILON))));
+      this.computed.push(
+        Array.from(this.rewards[i]!, (x) =>
+          x !== x || s.n < 2 || alpha === 0 ? a : a + (alpha * (x - mu)) / (sd + STEP_EPSILON),
+        ),
+      );
     }
     return this;
   }
@@ -176,8 +190,8 @@ export class StepAdvantages {
     const f = this.fields(k);
     let s = `,"step_advantages":${JSON.stringify(f.step_advantages)}`;
     if ("token_advantages" in f) s += `,"token_advantages":${JSON.stringify(f.token_advantages)}`;
-    if (f.token_advantages_error !== undefined) s += `,"token_advantages_error":${JSON.stringify(f.token_advantages_error)}`;
+    if (f.token_advantages_error !== undefined)
+      s += `,"token_advantages_error":${JSON.stringify(f.token_advantages_error)}`;
     return s;
   }
-
 }

@@ -21,7 +21,10 @@ export interface Section {
 
 /** HTML-escapes text for element content and attribute values. */
 export function esc(s: unknown): string {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return String(s).replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 }
 
 /** A number for the page: integers as is, others with up to 6 decimals (the summary's precision); null as "–". */

@@ -36,7 +36,16 @@ export interface RunData {
   skipped: number;
 }
 
-type Scored = { id?: unknown; group?: unknown; step?: unknown; reward?: unknown; advantage?: unknown; completion?: unknown; completion_tokens?: unknown; components?: Record<string, { score?: unknown; reason?: unknown }> };
+type Scored = {
+  id?: unknown;
+  group?: unknown;
+  step?: unknown;
+  reward?: unknown;
+  advantage?: unknown;
+  completion?: unknown;
+  completion_tokens?: unknown;
+  components?: Record<string, { score?: unknown; reason?: unknown }>;
+};
 
 /**
  * Reads a scored JSONL file (`rewardkit score -o`) for a report: per line its reward, advantage, component scores and
@@ -46,7 +55,10 @@ type Scored = { id?: unknown; group?: unknown; step?: unknown; reward?: unknown;
 export async function readScored(file: string): Promise<RunData> {
   const components: string[] = [];
   const index = new Map<string, number>();
-  const raw: Array<{ row: Omit<RunRow, "scores" | "reasons">; comps: Record<string, { score?: unknown; reason?: unknown }> }> = [];
+  const raw: Array<{
+    row: Omit<RunRow, "scores" | "reasons">;
+    comps: Record<string, { score?: unknown; reason?: unknown }>;
+  }> = [];
   let skipped = 0;
   for await (const { line, text } of readLines(file, { onProblem: () => skipped++ })) {
     let r: Scored;
@@ -79,11 +91,12 @@ export async function readScored(file: string): Promise<RunData> {
       comps: r.components,
     });
   }
-  if (raw.length === 0) throw new UserError(`${file}: no scored rollouts (lines with "components"); score it first with rewardkit score`);
+  if (raw.length === 0)
+    throw new UserError(`${file}: no scored rollouts (lines with "components"); score it first with rewardkit score`);
   const rows = raw.map(({ row, comps }) => ({
     ...row,
-    scores: components.map((n) => (typeof comps[n]?.score === "number" ? (comps[n].score) : null)),
-    reasons: components.map((n) => (typeof comps[n]?.reason === "string" ? (comps[n].reason) : undefined)),
+    scores: components.map((n) => (typeof comps[n]?.score === "number" ? comps[n].score : null)),
+    reasons: components.map((n) => (typeof comps[n]?.reason === "string" ? comps[n].reason : undefined)),
   }));
   return { source: file, components, rows, skipped };
 }
@@ -127,18 +140,49 @@ function figures(d: RunData, summary?: Summary): Figures {
     }
   }
   const hc = new HackingCollector(d.components);
-  for (const r of d.rows) hc.add(r.scores.map((s) => ({ score: s, status: s === null ? "unscorable" : "ok" })), r.reward, r.length, r.step);
+  for (const r of d.rows)
+    hc.add(
+      r.scores.map((s) => ({ score: s, status: s === null ? "unscorable" : "ok" })),
+      r.reward,
+      r.length,
+      r.step,
+    );
   const n = d.rows.length;
   return {
     count: summary?.count ?? n,
-    reward: summary?.reward ?? { mean: rs.n > 0 ? round6(rs.mean) : null, std: rs.n > 0 ? round6(rs.std) : null, min: rs.n > 0 ? round6(rs.min) : null, max: rs.n > 0 ? round6(rs.max) : null, nullCount: nulls },
+    reward: summary?.reward ?? {
+      mean: rs.n > 0 ? round6(rs.mean) : null,
+      std: rs.n > 0 ? round6(rs.std) : null,
+      min: rs.n > 0 ? round6(rs.min) : null,
+      max: rs.n > 0 ? round6(rs.max) : null,
+      nullCount: nulls,
+    },
     components: d.components.map((name, i) => {
       const s = summary?.components[name];
-      if (s) return { name, mean: s.mean, passRate: s.passRate, unscorableRate: s.unscorableRate, threshold: "the spec's passThreshold" };
+      if (s)
+        return {
+          name,
+          mean: s.mean,
+          passRate: s.passRate,
+          unscorableRate: s.unscorableRate,
+          threshold: "the spec's passThreshold",
+        };
       const xs = d.rows.map((r) => r.scores[i]!).filter((x): x is number => x !== null);
-      return { name, mean: xs.length > 0 ? round6(xs.reduce((a, b) => a + b, 0) / xs.length) : null, passRate: n > 0 ? round6(xs.filter((x) => x >= 1).length / n)! : 0, unscorableRate: n > 0 ? round6((n - xs.length) / n)! : 0, threshold: "score ≥ 1 (no summary given)" };
+      return {
+        name,
+        mean: xs.length > 0 ? round6(xs.reduce((a, b) => a + b, 0) / xs.length) : null,
+        passRate: n > 0 ? round6(xs.filter((x) => x >= 1).length / n)! : 0,
+        unscorableRate: n > 0 ? round6((n - xs.length) / n)! : 0,
+        threshold: "score ≥ 1 (no summary given)",
+      };
     }),
-    groups: { count: summary?.groups.count ?? allGroups.size, singletons, zeroVariance: zero, multi, zeroVarianceNames },
+    groups: {
+      count: summary?.groups.count ?? allGroups.size,
+      singletons,
+      zeroVariance: zero,
+      multi,
+      zeroVarianceNames,
+    },
     hacking: summary?.hacking ?? hc.finish(),
   };
 }
@@ -163,7 +207,12 @@ export function runSections(d: RunData, summary?: Summary): Section[] {
         f.components.map((c) => [c.name, fmt(c.mean), pct(c.passRate), pct(c.unscorableRate), c.threshold]),
       ),
     charts: [
-      histogramChart("Reward distribution", d.rows.map((r) => r.reward ?? NaN), "reward", "null rewards left out"),
+      histogramChart(
+        "Reward distribution",
+        d.rows.map((r) => r.reward ?? NaN),
+        "reward",
+        "null rewards left out",
+      ),
       barChart(
         "Components: mean score and pass rate",
         f.components.map((c) => c.name),
@@ -193,8 +242,18 @@ export function runSections(d: RunData, summary?: Summary): Section[] {
       id: "steps",
       title: "Per step",
       charts: [
-        lineChart("Mean reward and component scores per step", steps, [{ label: "reward", data: mean((r) => r.reward) }, ...d.components.map((c, i) => ({ label: c, data: mean((r) => r.scores[i]!) }))], { y: "mean" }),
-        lineChart("Mean completion length per step", steps, [{ label: "length", data: mean((r) => r.length) }], { y: "tokens" }),
+        lineChart(
+          "Mean reward and component scores per step",
+          steps,
+          [
+            { label: "reward", data: mean((r) => r.reward) },
+            ...d.components.map((c, i) => ({ label: c, data: mean((r) => r.scores[i]!) })),
+          ],
+          { y: "mean" },
+        ),
+        lineChart("Mean completion length per step", steps, [{ label: "length", data: mean((r) => r.length) }], {
+          y: "tokens",
+        }),
       ],
     });
   }
@@ -204,16 +263,36 @@ export function runSections(d: RunData, summary?: Summary): Section[] {
   );
   const h = f.hacking;
   const hackCharts = [
-    scatterChart("Length vs reward", lengthPoints, { x: "completion length (tokens, or characters / 4)", y: "reward", note: `Pearson r(length, reward) = ${fmt(h.lengthCorrelation.reward ?? null, 4)}${lengthPoints.length < d.rows.length ? `; ${lengthPoints.length} of ${d.rows.length} rollouts shown` : ""}` }),
-    barChart("Reward–length correlation per component", ["reward", ...d.components], [{ label: "Pearson r", data: ["reward", ...d.components].map((n) => h.lengthCorrelation[n] ?? null) }], { y: "r", note: "a reward that grows with length invites padding; empty bar = constant score" }),
-    barChart("Component dominance: share of reward variance explained", d.components, [{ label: "corr(score, reward)²", data: d.components.map((n) => h.dominance[n] ?? null) }], { y: "share", max: 1, note: "one component near 1 means the reward is that component" }),
+    scatterChart("Length vs reward", lengthPoints, {
+      x: "completion length (tokens, or characters / 4)",
+      y: "reward",
+      note: `Pearson r(length, reward) = ${fmt(h.lengthCorrelation.reward ?? null, 4)}${lengthPoints.length < d.rows.length ? `; ${lengthPoints.length} of ${d.rows.length} rollouts shown` : ""}`,
+    }),
+    barChart(
+      "Reward–length correlation per component",
+      ["reward", ...d.components],
+      [{ label: "Pearson r", data: ["reward", ...d.components].map((n) => h.lengthCorrelation[n] ?? null) }],
+      { y: "r", note: "a reward that grows with length invites padding; empty bar = constant score" },
+    ),
+    barChart(
+      "Component dominance: share of reward variance explained",
+      d.components,
+      [{ label: "corr(score, reward)²", data: d.components.map((n) => h.dominance[n] ?? null) }],
+      { y: "share", max: 1, note: "one component near 1 means the reward is that component" },
+    ),
   ];
   if (h.bySteps && h.bySteps.length > 1) {
     hackCharts.push(
       lineChart(
         "Drift over steps: reward–length correlation and dominance",
         h.bySteps.map((s) => s.step),
-        [{ label: "r(length, reward)", data: h.bySteps.map((s) => s.lengthCorrelation.reward ?? null) }, ...d.components.map((c) => ({ label: `dominance ${c}`, data: h.bySteps!.map((s) => s.dominance[c] ?? null) }))],
+        [
+          { label: "r(length, reward)", data: h.bySteps.map((s) => s.lengthCorrelation.reward ?? null) },
+          ...d.components.map((c) => ({
+            label: `dominance ${c}`,
+            data: h.bySteps!.map((s) => s.dominance[c] ?? null),
+          })),
+        ],
         { y: "value" },
       ),
     );
@@ -225,8 +304,17 @@ export function runSections(d: RunData, summary?: Summary): Section[] {
     title: "Groups and advantages",
     html: `<p>${f.groups.zeroVariance} of ${f.groups.multi} groups with two or more rewards have all-equal rewards (${pct(zvShare)}): GRPO gets no signal from them.${zvGroups.length > 0 ? ` First ones: ${esc(zvGroups.join(", "))}.` : ""}</p>`,
     charts: [
-      doughnutChart("Groups", ["zero variance", "with signal", "singletons"], [f.groups.zeroVariance, f.groups.multi - f.groups.zeroVariance, f.groups.singletons]),
-      histogramChart("Advantage distribution", d.rows.map((r) => r.advantage ?? NaN), "advantage", "null advantages left out"),
+      doughnutChart(
+        "Groups",
+        ["zero variance", "with signal", "singletons"],
+        [f.groups.zeroVariance, f.groups.multi - f.groups.zeroVariance, f.groups.singletons],
+      ),
+      histogramChart(
+        "Advantage distribution",
+        d.rows.map((r) => r.advantage ?? NaN),
+        "advantage",
+        "null advantages left out",
+      ),
     ],
   });
   // the most unscorable rollouts, and those that ran into their deadline (the slowest: stopped at timeoutMs)
@@ -237,16 +325,44 @@ export function runSections(d: RunData, summary?: Summary): Section[] {
     .slice(0, 12);
   const timeouts = d.rows.filter((r) => r.reasons.includes("timeout")).slice(0, 12);
   const reasonCount = new Map<string, number>();
-  for (const r of d.rows) r.reasons.forEach((x, i) => x && r.scores[i] === null && reasonCount.set(`${d.components[i]}: ${x}`, (reasonCount.get(`${d.components[i]}: ${x}`) ?? 0) + 1));
+  for (const r of d.rows)
+    r.reasons.forEach(
+      (x, i) =>
+        x &&
+        r.scores[i] === null &&
+        reasonCount.set(`${d.components[i]}: ${x}`, (reasonCount.get(`${d.components[i]}: ${x}`) ?? 0) + 1),
+    );
   sections.push({
     id: "unscorable",
     title: "Slowest and most unscorable rollouts",
     html:
       `<p>Slowest: rollouts a component stopped at its deadline (reason <code>timeout</code>): ${timeouts.length === 0 ? "none." : ""}</p>` +
-      (timeouts.length > 0 ? tableHtml(["id", "group", "components that timed out"], timeouts.map((r) => [r.id, r.group, d.components.filter((_, i) => r.reasons[i] === "timeout").join(", ")])) : "") +
+      (timeouts.length > 0
+        ? tableHtml(
+            ["id", "group", "components that timed out"],
+            timeouts.map((r) => [r.id, r.group, d.components.filter((_, i) => r.reasons[i] === "timeout").join(", ")]),
+          )
+        : "") +
       `<p>Unscorable verdicts by component and reason: ${reasonCount.size === 0 ? "none." : ""}</p>` +
-      (reasonCount.size > 0 ? tableHtml(["component: reason", "rollouts"], [...reasonCount.entries()].sort((a, b) => b[1] - a[1])) : "") +
-      (worst.length > 0 ? tableHtml(["id", "unscorable components", "reasons"], worst.map(({ r, k }) => [r.id, k, d.components.map((c, i) => (r.scores[i] === null ? `${c}: ${r.reasons[i] ?? "?"}` : "")).filter(Boolean).join("; ")])) : ""),
+      (reasonCount.size > 0
+        ? tableHtml(
+            ["component: reason", "rollouts"],
+            [...reasonCount.entries()].sort((a, b) => b[1] - a[1]),
+          )
+        : "") +
+      (worst.length > 0
+        ? tableHtml(
+            ["id", "unscorable components", "reasons"],
+            worst.map(({ r, k }) => [
+              r.id,
+              k,
+              d.components
+                .map((c, i) => (r.scores[i] === null ? `${c}: ${r.reasons[i] ?? "?"}` : ""))
+                .filter(Boolean)
+                .join("; "),
+            ]),
+          )
+        : ""),
   });
   return sections;
 }
@@ -263,5 +379,9 @@ export function runReportHtml(d: RunData, summary?: Summary, probe?: ProbeReport
   const sections = runSections(d, summary);
   if (probe) sections.push(...probeSections(probe));
   const name = summary?.spec.name ?? "scored run";
-  return renderPage(`rewardkit report: ${name}`, `${d.source}: ${d.rows.length} scored rollouts${d.skipped > 0 ? `, ${d.skipped} lines skipped` : ""}; generated ${new Date().toISOString()}`, sections);
+  return renderPage(
+    `rewardkit report: ${name}`,
+    `${d.source}: ${d.rows.length} scored rollouts${d.skipped > 0 ? `, ${d.skipped} lines skipped` : ""}; generated ${new Date().toISOString()}`,
+    sections,
+  );
 }

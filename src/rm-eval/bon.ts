@@ -29,7 +29,8 @@ export interface BonSample {
  * @throws {UserError} when the folder has no annotations.
  */
 export function readBon(folder: string, limit = Infinity): BonSample[] {
-  if (!statSync(folder).isDirectory()) throw new UserError(`${folder}: --bon expects a folder of <model>.<i>/annotations.json(.gz)`);
+  if (!statSync(folder).isDirectory())
+    throw new UserError(`${folder}: --bon expects a folder of <model>.<i>/annotations.json(.gz)`);
   const dirs = readdirSync(folder)
     .map((d) => ({ d, i: Number(/\.(\d+)$/.exec(d)?.[1]) }))
     .filter((x) => Number.isInteger(x.i) && statSync(join(folder, x.d)).isDirectory())
@@ -37,13 +38,20 @@ export function readBon(folder: string, limit = Infinity): BonSample[] {
   const out: BonSample[] = [];
   let keep: Set<string> | undefined;
   for (const { d, i } of dirs) {
-    const file = ["annotations.json.gz", "annotations.json", "weighted_alpaca_eval_gpt4_turbo/annotations.json", "weighted_alpaca_eval_gpt4_turbo/annotations.json.gz"].map((f) => join(folder, d, f)).find((f) => {
-      try {
-        return statSync(f).isFile();
-      } catch {
-        return false;
-      }
-    });
+    const file = [
+      "annotations.json.gz",
+      "annotations.json",
+      "weighted_alpaca_eval_gpt4_turbo/annotations.json",
+      "weighted_alpaca_eval_gpt4_turbo/annotations.json.gz",
+    ]
+      .map((f) => join(folder, d, f))
+      .find((f) => {
+        try {
+          return statSync(f).isFile();
+        } catch {
+          return false;
+        }
+      });
     if (!file) continue;
     const raw = readFileSync(file);
     let rows: unknown;
@@ -53,22 +61,38 @@ export function readBon(folder: string, limit = Infinity): BonSample[] {
       throw new UserError(`${file}: not a JSON array of annotations: ${(e as Error).message}`);
     }
     if (!Array.isArray(rows)) throw new UserError(`${file}: expected a JSON array of annotations`);
-    if (keep === undefined && Number.isFinite(limit)) keep = new Set(rows.slice(0, limit).map((r) => String((r as { instruction?: unknown }).instruction)));
+    if (keep === undefined && Number.isFinite(limit))
+      keep = new Set(rows.slice(0, limit).map((r) => String((r as { instruction?: unknown }).instruction)));
     rows.forEach((r: Record<string, unknown>, k) => {
-      if (typeof r.instruction !== "string" || typeof r.output_2 !== "string") throw new UserError(`${file}: entry ${k}: expected "instruction" and "output_2" strings`);
+      if (typeof r.instruction !== "string" || typeof r.output_2 !== "string")
+        throw new UserError(`${file}: entry ${k}: expected "instruction" and "output_2" strings`);
       if (keep && !keep.has(r.instruction)) return;
       const p = Number(r.preference);
       if (r.preference === null || r.preference === undefined || !Number.isFinite(p)) return;
-      out.push({ instruction: r.instruction, source: typeof r.dataset === "string" ? r.dataset : "unknown", sample: i, output: r.output_2, reference: typeof r.output_1 === "string" ? r.output_1 : "", preference: p });
+      out.push({
+        instruction: r.instruction,
+        source: typeof r.dataset === "string" ? r.dataset : "unknown",
+        sample: i,
+        output: r.output_2,
+        reference: typeof r.output_1 === "string" ? r.output_1 : "",
+        preference: p,
+      });
     });
   }
-  if (out.length === 0) throw new UserError(`${folder}: no annotations found (expected <model>.<i>/annotations.json(.gz))`);
+  if (out.length === 0)
+    throw new UserError(`${folder}: no annotations found (expected <model>.<i>/annotations.json(.gz))`);
   return out;
 }
 
 /** The rollouts to score: one per sample, grouped by instruction; `reference` is the judge's reference output. */
 export function bonRollouts(samples: readonly BonSample[]): Rollout[] {
-  return samples.map((s, k) => ({ id: `bon-${k}`, group: s.instruction, prompt: s.instruction, completion: s.output, reference: s.reference }));
+  return samples.map((s, k) => ({
+    id: `bon-${k}`,
+    group: s.instruction,
+    prompt: s.instruction,
+    completion: s.output,
+    reference: s.reference,
+  }));
 }
 
 /** Best-of-N figures of one scorer over instructions. */
@@ -96,7 +120,10 @@ function mean(xs: readonly number[]): number | null {
  * Best-of-N metrics of `scores` (one per sample; null = unscorable, left out) against the judge's preferences.
  * Reference points: `random` (mean win rate of all samples: best-of-1) and `oracle` (the judge's own best sample).
  */
-export function bonMetrics(samples: readonly BonSample[], scores: ReadonlyArray<number | null>): BonMetrics & { randomWinRate: number | null; oracleWinRate: number | null } {
+export function bonMetrics(
+  samples: readonly BonSample[],
+  scores: ReadonlyArray<number | null>,
+): BonMetrics & { randomWinRate: number | null; oracleWinRate: number | null } {
   const by = new Map<string, Array<{ s: number; p: number }>>();
   samples.forEach((x, i) => {
     const s = scores[i];
@@ -117,9 +144,15 @@ export function bonMetrics(samples: readonly BonSample[], scores: ReadonlyArray<
     top.push(mean(g.filter((x) => x.s === best).map((x) => x.p))!);
     rnd.push(mean(g.map((x) => x.p))!);
     orc.push(Math.max(...g.map((x) => x.p)));
-    const r = spearman(g.map((x) => x.s), g.map((x) => x.p));
+    const r = spearman(
+      g.map((x) => x.s),
+      g.map((x) => x.p),
+    );
     if (r !== null) rho.push(r);
-    const t = kendallTauB(g.map((x) => x.s), g.map((x) => x.p));
+    const t = kendallTauB(
+      g.map((x) => x.s),
+      g.map((x) => x.p),
+    );
     if (t !== null) tau.push(t);
     for (const x of g) {
       allS.push(x.s);

@@ -50,7 +50,9 @@ export interface RmEvaluation {
 
 const r6 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1e6) / 1e6);
 function rounded<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === "number" && !Number.isInteger(v) ? r6(v) : v])) as T;
+  return Object.fromEntries(
+    Object.entries(o).map(([k, v]) => [k, typeof v === "number" && !Number.isInteger(v) ? r6(v) : v]),
+  ) as T;
 }
 
 /**
@@ -59,8 +61,14 @@ function rounded<T extends object>(o: T): T {
  * baseline (characters), so a scorer that merely prefers long answers shows as no better than length.
  */
 export async function evaluateRm(spec: CompiledSpec, o: RmEvalOptions): Promise<RmEvaluation> {
-  const out: RmEvaluation = { spec: { name: spec.name, hash: spec.hash }, scored: o.component ? `component ${o.component}` : "reward" };
-  const common = { ...(o.component !== undefined ? { component: o.component } : {}), ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}) };
+  const out: RmEvaluation = {
+    spec: { name: spec.name, hash: spec.hash },
+    scored: o.component ? `component ${o.component}` : "reward",
+  };
+  const common = {
+    ...(o.component !== undefined ? { component: o.component } : {}),
+    ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+  };
   if (o.pairs) {
     const pairs = await readPairs(o.pairs, o.limit);
     const v = await scoreValues(spec, pairRollouts(pairs), common);
@@ -71,7 +79,12 @@ export async function evaluateRm(spec: CompiledSpec, o: RmEvalOptions): Promise<
       pairs: pairs.length,
       unscorable: pairs.filter((_, i) => chosen[i] === null || rejected[i] === null).length,
       scorer: rounded(pairAccuracy(chosen, rejected)),
-      lengthBaseline: rounded(pairAccuracy(pairs.map((p) => p.chosen.length), pairs.map((p) => p.rejected.length))),
+      lengthBaseline: rounded(
+        pairAccuracy(
+          pairs.map((p) => p.chosen.length),
+          pairs.map((p) => p.rejected.length),
+        ),
+      ),
     };
   }
   if (o.bon) {
@@ -84,13 +97,35 @@ export async function evaluateRm(spec: CompiledSpec, o: RmEvalOptions): Promise<
     for (const src of [...new Set(samples.map((s) => s.source))].sort()) {
       const idx = samples.map((s, i) => (s.source === src ? i : -1)).filter((i) => i >= 0);
       const sub = idx.map((i) => samples[i]!);
-      const { randomWinRate: _r, oracleWinRate: _o, ...sm } = bonMetrics(sub, idx.map((i) => v[i]!));
-      const { randomWinRate: _r2, oracleWinRate: _o2, ...sl } = bonMetrics(sub, idx.map((i) => lengths[i]!));
+      const {
+        randomWinRate: _r,
+        oracleWinRate: _o,
+        ...sm
+      } = bonMetrics(
+        sub,
+        idx.map((i) => v[i]!),
+      );
+      const {
+        randomWinRate: _r2,
+        oracleWinRate: _o2,
+        ...sl
+      } = bonMetrics(
+        sub,
+        idx.map((i) => lengths[i]!),
+      );
       bySource[src] = { scorer: rounded(sm), lengthBaseline: rounded(sl) };
     }
     const { randomWinRate, oracleWinRate, ...scorer } = m;
     const { randomWinRate: _a, oracleWinRate: _b, ...lengthBaseline } = lm;
-    out.bon = { folder: o.bon, unscorable: v.filter((x) => x === null).length, scorer: rounded(scorer), lengthBaseline: rounded(lengthBaseline), randomWinRate: r6(randomWinRate), oracleWinRate: r6(oracleWinRate), bySource };
+    out.bon = {
+      folder: o.bon,
+      unscorable: v.filter((x) => x === null).length,
+      scorer: rounded(scorer),
+      lengthBaseline: rounded(lengthBaseline),
+      randomWinRate: r6(randomWinRate),
+      oracleWinRate: r6(oracleWinRate),
+      bySource,
+    };
   }
   return out;
 }

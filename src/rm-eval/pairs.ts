@@ -39,15 +39,25 @@ export async function readPairs(file: string, limit = Infinity): Promise<Prefere
     } catch (e) {
       throw new UserError(`${file}:${line}: invalid JSON: ${(e as Error).message}`);
     }
-    for (const f of ["chosen", "rejected"]) if (typeof r[f] !== "string") throw new UserError(`${file}:${line} ${f}: expected a string`);
+    for (const f of ["chosen", "rejected"])
+      if (typeof r[f] !== "string") throw new UserError(`${file}:${line} ${f}: expected a string`);
     const id = typeof r.id === "string" || typeof r.id === "number" ? String(r.id) : `pair-${line}`;
     if (typeof r.prompt === "string") {
-      out.push({ id, prompt: r.prompt, chosen: r.chosen as string, rejected: r.rejected as string, ...(r.reference !== undefined ? { reference: r.reference } : {}) });
+      out.push({
+        id,
+        prompt: r.prompt,
+        chosen: r.chosen as string,
+        rejected: r.rejected as string,
+        ...(r.reference !== undefined ? { reference: r.reference } : {}),
+      });
       continue;
     }
     const c = splitDialogue(r.chosen as string);
     const j = splitDialogue(r.rejected as string);
-    if (!c || !j) throw new UserError(`${file}:${line} chosen: no "prompt" field and no "\\n\\nAssistant:" turn to split the dialogue at`);
+    if (!c || !j)
+      throw new UserError(
+        `${file}:${line} chosen: no "prompt" field and no "\\n\\nAssistant:" turn to split the dialogue at`,
+      );
     out.push({ id, prompt: c.prompt, chosen: c.response, rejected: j.response });
   }
   if (out.length === 0) throw new UserError(`${file}: no preference pairs`);
@@ -68,7 +78,10 @@ export interface PairAccuracy {
 }
 
 /** Accuracy of scores over pairs; pairs with a null side are left out (counted by the caller). */
-export function pairAccuracy(chosen: ReadonlyArray<number | null>, rejected: ReadonlyArray<number | null>): PairAccuracy {
+export function pairAccuracy(
+  chosen: ReadonlyArray<number | null>,
+  rejected: ReadonlyArray<number | null>,
+): PairAccuracy {
   let n = 0;
   let wins = 0;
   let ties = 0;
@@ -85,7 +98,19 @@ export function pairAccuracy(chosen: ReadonlyArray<number | null>, rejected: Rea
 /** The rollouts to score for pairs: per pair its chosen then its rejected response, in one group. */
 export function pairRollouts(pairs: readonly PreferencePair[]): Rollout[] {
   return pairs.flatMap((p) => [
-    { id: `${p.id}/chosen`, group: p.id, prompt: p.prompt, completion: p.chosen, ...(p.reference !== undefined ? { reference: p.reference } : {}) },
-    { id: `${p.id}/rejected`, group: p.id, prompt: p.prompt, completion: p.rejected, ...(p.reference !== undefined ? { reference: p.reference } : {}) },
+    {
+      id: `${p.id}/chosen`,
+      group: p.id,
+      prompt: p.prompt,
+      completion: p.chosen,
+      ...(p.reference !== undefined ? { reference: p.reference } : {}),
+    },
+    {
+      id: `${p.id}/rejected`,
+      group: p.id,
+      prompt: p.prompt,
+      completion: p.rejected,
+      ...(p.reference !== undefined ? { reference: p.reference } : {}),
+    },
   ]);
 }

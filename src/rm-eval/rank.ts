@@ -2,7 +2,7 @@
 export function ranks(xs: readonly number[]): number[] {
   const idx = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]!);
   const out = new Array<number>(xs.length);
-  for (let i = 0; i < idx.length; ) {
+  for (let i = 0; i < idx.length;) {
     let j = i;
     while (j + 1 < idx.length && xs[idx[j + 1]!] === xs[idx[i]!]) j++;
     const r = (i + j) / 2 + 1;

@@ -10,9 +10,16 @@ import type { CompiledSpec } from "../spec/types.js";
  * group stages see the groups of a chunk: callers keep a group's rollouts together).
  * @throws {UserError} for a `component` the spec does not have.
  */
-export async function scoreValues(spec: CompiledSpec, rollouts: readonly Rollout[], o: { component?: string; concurrency?: number; onProgress?: (done: number) => void } = {}): Promise<Array<number | null>> {
+export async function scoreValues(
+  spec: CompiledSpec,
+  rollouts: readonly Rollout[],
+  o: { component?: string; concurrency?: number; onProgress?: (done: number) => void } = {},
+): Promise<Array<number | null>> {
   const ci = o.component === undefined ? -1 : spec.components.findIndex((c) => c.name === o.component);
-  if (o.component !== undefined && ci < 0) throw new UserError(`--component ${o.component}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`);
+  if (o.component !== undefined && ci < 0)
+    throw new UserError(
+      `--component ${o.component}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`,
+    );
   const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
   const out: Array<number | null> = [];
   try {

@@ -17,7 +17,8 @@ describe.skipIf(!root || !existsSync("/usr/bin/flock"))("engine groups (root)", 
   it("the sweep removes only a gone engine's groups (lock file free); a live engine's (lock held) and unknown ones stay", async () => {
     const parent = mkdtempSync(join(tmpdir(), "rk-sweep-"));
     const [gone, live, unknown] = ["a1a1a1a1a1a1", "b2b2b2b2b2b2", "c3c3c3c3c3c3"];
-    for (const id of [gone, live, unknown]) mkdirSync(join(parent, `rewardkit-e${id}`, "slot-0-256m"), { recursive: true });
+    for (const id of [gone, live, unknown])
+      mkdirSync(join(parent, `rewardkit-e${id}`, "slot-0-256m"), { recursive: true });
     mkdirSync(join(parent, `rewardkit-engine-${gone}`)); // the v2 leaf a gone engine moved into
     mkdirSync(join(parent, "rewardkit-4242", "slot-0-256m"), { recursive: true }); // not an engine id: never touched
     mkdirSync(join(parent, "rewardkit-e-not-hex"));
@@ -44,8 +45,11 @@ describe.skipIf(!root || !existsSync("/usr/bin/flock"))("engine groups (root)", 
     }
   });
 
-  it.skipIf(version === undefined)(`an engine that makes groups (here cgroup v${version ?? "-"}) holds its engine lock`, () => {
-    expect(existsSync(engineLockPath(ENGINE_ID))).toBe(true);
-    expect(free(engineLockPath(ENGINE_ID))).toBe(false);
-  });
+  it.skipIf(version === undefined)(
+    `an engine that makes groups (here cgroup v${version ?? "-"}) holds its engine lock`,
+    () => {
+      expect(existsSync(engineLockPath(ENGINE_ID))).toBe(true);
+      expect(free(engineLockPath(ENGINE_ID))).toBe(false);
+    },
+  );
 });

@@ -43,7 +43,8 @@ function ownPath(controller: string | null): string | undefined {
   for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
     const [, ctrls, path] = line.split(":", 3) as [string, string | undefined, string | undefined];
     if (path === undefined || ctrls === undefined) continue;
-    if (controller === null ? ctrls === "" && line.startsWith("0::") : ctrls.split(",").includes(controller)) return path;
+    if (controller === null ? ctrls === "" && line.startsWith("0::") : ctrls.split(",").includes(controller))
+      return path;
   }
   return undefined;
 }
@@ -190,7 +191,8 @@ export async function slotGroup(slot: number, memoryMb: number): Promise<RunGrou
       if (existsSync(join(dir, "memory.swap.max"))) writeFileSync(join(dir, "memory.swap.max"), "0");
     } else {
       writeFileSync(join(dir, "memory.limit_in_bytes"), bytes);
-      if (existsSync(join(dir, "memory.memsw.limit_in_bytes"))) writeFileSync(join(dir, "memory.memsw.limit_in_bytes"), bytes);
+      if (existsSync(join(dir, "memory.memsw.limit_in_bytes")))
+        writeFileSync(join(dir, "memory.memsw.limit_in_bytes"), bytes);
     }
   } catch {
     return undefined;

@@ -42,7 +42,10 @@ export function holdEngineLock(): Promise<boolean> {
   held ??= new Promise<boolean>((resolve) => {
     let helper;
     try {
-      helper = spawn("/usr/bin/python3", ["-s", "-c", HELPER, engineLockPath(ENGINE_ID)], { stdio: ["pipe", "pipe", "ignore"], env: { PATH: "/usr/bin:/bin" } });
+      helper = spawn("/usr/bin/python3", ["-s", "-c", HELPER, engineLockPath(ENGINE_ID)], {
+        stdio: ["pipe", "pipe", "ignore"],
+        env: { PATH: "/usr/bin:/bin" },
+      });
     } catch {
       resolve(false);
       return;

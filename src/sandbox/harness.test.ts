@@ -11,14 +11,32 @@ import { judgeStart, taskPayload } from "./task.js";
 import type { HarnessTask, Language } from "./types.js";
 import { DEFAULT_LIMITS } from "./types.js";
 
-function report(language: Language, task: HarnessTask, testTimeoutMs = 1000): { statuses: string[]; messages: Map<number, string> } {
+function report(
+  language: Language,
+  task: HarnessTask,
+  testTimeoutMs = 1000,
+): { statuses: string[]; messages: Map<number, string> } {
   const cwd = mkdtempSync(join(tmpdir(), "rewardkit-harness-"));
   const judge = judgeStart(taskPayload(language, task, { ...DEFAULT_LIMITS, testTimeoutMs }, "NONCE"));
   const [exe, ...args] = judge.argv;
-  const p = spawnSync(exe!, args, { cwd, input: judge.stdin, encoding: "utf8", env: { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" }, timeout: 30_000 });
-  return parseReport("NONCE", { stdout: p.stdout, stderr: p.stderr, timedOut: false, exitCode: p.status, signal: p.signal, wallMs: 0 });
+  const p = spawnSync(exe!, args, {
+    cwd,
+    input: judge.stdin,
+    encoding: "utf8",
+    env: { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" },
+    timeout: 30_000,
+  });
+  return parseReport("NONCE", {
+    stdout: p.stdout,
+    stderr: p.stderr,
+    timedOut: false,
+    exitCode: p.status,
+    signal: p.signal,
+    wallMs: 0,
+  });
 }
-const run = (language: Language, task: HarnessTask, testTimeoutMs = 1000): string[] => report(language, task, testTimeoutMs).statuses;
+const run = (language: Language, task: HarnessTask, testTimeoutMs = 1000): string[] =>
+  report(language, task, testTimeoutMs).statuses;
 
 describe("Python harness", () => {
   it("call/json: tagged tuples, sets, NaN, big ints, non-string dict keys; atol", () => {
@@ -31,51 +49,121 @@ describe("Python harness", () => {
       { input: [{ $int: "123456789012345678901234567890" }], output: { $int: "123456789012345678901234567890" } },
       { input: [{ $dict: [[1, "a"]] }], output: { $dict: [[1, "a"]] } },
     ];
-    expect(run("python", { kind: "call", program, entryPoint: "f", cases })).toEqual(["pass", "fail", "pass", "pass", "pass", "pass"]);
+    expect(run("python", { kind: "call", program, entryPoint: "f", cases })).toEqual([
+      "pass",
+      "fail",
+      "pass",
+      "pass",
+      "pass",
+      "pass",
+    ]);
     const near = [{ input: [1.0], output: 1.0 }];
     expect(run("python", { kind: "call", program, entryPoint: "g", cases: near })).toEqual(["fail"]);
     expect(run("python", { kind: "call", program, entryPoint: "g", cases: near, atol: 1e-6 })).toEqual(["pass"]);
-    const inf = [{ input: [{ $float: "inf" }], output: { $float: "inf" } }, { input: [{ $float: "inf" }], output: { $float: "-inf" } }];
+    const inf = [
+      { input: [{ $float: "inf" }], output: { $float: "inf" } },
+      { input: [{ $float: "inf" }], output: { $float: "-inf" } },
+    ];
     expect(run("python", { kind: "call", program, entryPoint: "f", cases: inf, atol: 1e-6 })).toEqual(["pass", "fail"]);
-    expect(run("javascript", { kind: "call", program: "const f = (x) => x;", entryPoint: "f", cases: inf, atol: 1e-6 })).toEqual(["pass", "fail"]);
+    expect(
+      run("javascript", { kind: "call", program: "const f = (x) => x;", entryPoint: "f", cases: inf, atol: 1e-6 }),
+    ).toEqual(["pass", "fail"]);
   });
 
   it("call/python: literals as repr() writes them; Counter, nested containers, a namedtuple as its tuple", () => {
-    const program = "from collections import Counter, namedtuple\nP = namedtuple('P', 'a b')\ndef f(s):\n    return Counter(s), (1.0, {2}), float('inf')\ndef g():\n    return P(1, [2, {3: (4,)}])\n";
+    const program =
+      "from collections import Counter, namedtuple\nP = namedtuple('P', 'a b')\ndef f(s):\n    return Counter(s), (1.0, {2}), float('inf')\ndef g():\n    return P(1, [2, {3: (4,)}])\n";
     const cases = [
       { input: "['aab']", output: "(Counter({'a': 2, 'b': 1}), (1.0, {2}), inf)" },
       { input: "['ab']", output: "(Counter({'a': 2}), (1.0, {2}), inf)" },
     ];
-    expect(run("python", { kind: "call", program, entryPoint: "f", cases, encoding: "python" })).toEqual(["pass", "fail"]);
-    expect(run("python", { kind: "call", program, entryPoint: "g", cases: [{ input: "[]", output: "(1, [2, {3: (4,)}])" }], encoding: "python" })).toEqual(["pass"]);
+    expect(run("python", { kind: "call", program, entryPoint: "f", cases, encoding: "python" })).toEqual([
+      "pass",
+      "fail",
+    ]);
+    expect(
+      run("python", {
+        kind: "call",
+        program,
+        entryPoint: "g",
+        cases: [{ input: "[]", output: "(1, [2, {3: (4,)}])" }],
+        encoding: "python",
+      }),
+    ).toEqual(["pass"]);
   });
 
   it("call/taco: tuples as lists, an expected one-element list matches its element", () => {
     const program = "def f(x):\n    return (x, x)\ndef g(x):\n    return x * 2\n";
-    expect(run("python", { kind: "call", program, entryPoint: "f", compare: "taco", cases: [{ input: [1], output: [1, 1] }, { input: [1], output: [[1, 1]] }, { input: [1], output: [1, 2] }] })).toEqual(["pass", "pass", "fail"]);
-    expect(run("python", { kind: "call", program, entryPoint: "g", compare: "taco", cases: [{ input: [3], output: [6] }, { input: [3], output: 6 }] })).toEqual(["pass", "pass"]);
+    expect(
+      run("python", {
+        kind: "call",
+        program,
+        entryPoint: "f",
+        compare: "taco",
+        cases: [
+          { input: [1], output: [1, 1] },
+          { input: [1], output: [[1, 1]] },
+          { input: [1], output: [1, 2] },
+        ],
+      }),
+    ).toEqual(["pass", "pass", "fail"]);
+    expect(
+      run("python", {
+        kind: "call",
+        program,
+        entryPoint: "g",
+        compare: "taco",
+        cases: [
+          { input: [3], output: [6] },
+          { input: [3], output: 6 },
+        ],
+      }),
+    ).toEqual(["pass", "pass"]);
   });
 
   it("statuses: runtime_error, timeout, memory_limit, compile_error, missing entry point", () => {
-    const program = "def f(x):\n    if x == 1: raise ValueError('no')\n    if x == 2:\n        while True: pass\n    if x == 3: return bytearray(1 << 40)\n    return x\n";
+    const program =
+      "def f(x):\n    if x == 1: raise ValueError('no')\n    if x == 2:\n        while True: pass\n    if x == 3: return bytearray(1 << 40)\n    return x\n";
     const cases = [1, 2, 3, 4].map((x) => ({ input: [x], output: x }));
-    expect(run("python", { kind: "call", program, entryPoint: "f", cases }, 300)).toEqual(["runtime_error", "timeout", "memory_limit", "pass"]);
-    expect(run("python", { kind: "call", program: "def f(:\n", entryPoint: "f", cases })).toEqual(Array(4).fill("compile_error"));
-    expect(run("python", { kind: "call", program: "x = 1\n", entryPoint: "f", cases })).toEqual(Array(4).fill("runtime_error"));
+    expect(run("python", { kind: "call", program, entryPoint: "f", cases }, 300)).toEqual([
+      "runtime_error",
+      "timeout",
+      "memory_limit",
+      "pass",
+    ]);
+    expect(run("python", { kind: "call", program: "def f(:\n", entryPoint: "f", cases })).toEqual(
+      Array(4).fill("compile_error"),
+    );
+    expect(run("python", { kind: "call", program: "x = 1\n", entryPoint: "f", cases })).toEqual(
+      Array(4).fill("runtime_error"),
+    );
   });
 
   it("a test the program hangs in C code, or whose process it ends, fails alone: the next tests run in a fresh process", () => {
-    const program = "import os\ndef f(x):\n    if x == 1: return sum(range(10**12))\n    if x == 2: os._exit(0)\n    return x\n";
-    const r = report("python", { kind: "call", program, entryPoint: "f", cases: [1, 0, 2, 3].map((x) => ({ input: [x], output: x })) }, 300);
+    const program =
+      "import os\ndef f(x):\n    if x == 1: return sum(range(10**12))\n    if x == 2: os._exit(0)\n    return x\n";
+    const r = report(
+      "python",
+      { kind: "call", program, entryPoint: "f", cases: [1, 0, 2, 3].map((x) => ({ input: [x], output: x })) },
+      300,
+    );
     expect(r.statuses).toEqual(["timeout", "pass", "runtime_error", "pass"]);
     expect(r.messages.get(2)).toMatch(/exited \(exit 0\)/);
   });
 
   it("assert: each top-level statement of check holding an assert is one test", () => {
-    const test = "def check(candidate):\n    assert candidate(1) == 2\n    k = 3\n    assert candidate(k) == 7, 'k'\n    for i in range(3):\n        assert candidate(i) == 2 * i\n    assert True\n";
-    expect(run("python", { kind: "assert", program: "def f(x):\n    return 2 * x\n", entryPoint: "f", test })).toEqual(["pass", "fail", "pass", "pass"]);
+    const test =
+      "def check(candidate):\n    assert candidate(1) == 2\n    k = 3\n    assert candidate(k) == 7, 'k'\n    for i in range(3):\n        assert candidate(i) == 2 * i\n    assert True\n";
+    expect(run("python", { kind: "assert", program: "def f(x):\n    return 2 * x\n", entryPoint: "f", test })).toEqual([
+      "pass",
+      "fail",
+      "pass",
+      "pass",
+    ]);
     const unsplittable = "def check(candidate):\n    if candidate(1) == 2:\n        return\n    assert False\n";
-    expect(run("python", { kind: "assert", program: "def f(x):\n    return 2 * x\n", entryPoint: "f", test: unsplittable })).toEqual(["pass"]);
+    expect(
+      run("python", { kind: "assert", program: "def f(x):\n    return 2 * x\n", entryPoint: "f", test: unsplittable }),
+    ).toEqual(["pass"]);
   });
 
   it("assert: helpers of the program, its classes and their methods, exceptions and in-place changes cross as proxies", () => {
@@ -111,23 +199,33 @@ describe("Python harness", () => {
 
   it("assert: LeetCode functional tests call check(Solution().method) themselves, with the prelude in both processes", () => {
     const prelude = "from typing import *\nfrom math import *\n";
-    const program = "class Solution:\n    def add(self, nums: List[int], k: int) -> int:\n        return sum(nums) + k + int(floor(0.5))\n";
-    const test = "def check(candidate):\n    assert candidate(nums = [1,2], k = 3) == 6\n    assert candidate(nums = [], k = 0) == 1\n\n\ncheck(Solution().add)";
+    const program =
+      "class Solution:\n    def add(self, nums: List[int], k: int) -> int:\n        return sum(nums) + k + int(floor(0.5))\n";
+    const test =
+      "def check(candidate):\n    assert candidate(nums = [1,2], k = 3) == 6\n    assert candidate(nums = [], k = 0) == 1\n\n\ncheck(Solution().add)";
     expect(run("python", { kind: "assert", program, test, prelude })).toEqual(["pass", "fail"]);
   });
 
   it("assert: a linked structure of plain objects comes back as data; objects with their own comparison do not", () => {
-    const program = "class Node:\n    def __init__(self, v, nxt=None):\n        self.val, self.next = v, nxt\ndef f(n):\n    head = None\n    for v in range(n, 0, -1):\n        head = Node(v, head)\n    return head\n";
-    const test = "def check(candidate):\n    h = candidate(3000)\n    out = []\n    while h:\n        out.append(h.val)\n        h = h.next\n    assert out == list(range(1, 3001))\n";
+    const program =
+      "class Node:\n    def __init__(self, v, nxt=None):\n        self.val, self.next = v, nxt\ndef f(n):\n    head = None\n    for v in range(n, 0, -1):\n        head = Node(v, head)\n    return head\n";
+    const test =
+      "def check(candidate):\n    h = candidate(3000)\n    out = []\n    while h:\n        out.append(h.val)\n        h = h.next\n    assert out == list(range(1, 3001))\n";
     expect(run("python", { kind: "assert", program, entryPoint: "f", test })).toEqual(["pass"]);
     const same = "class Same:\n    def __eq__(self, other):\n        return True\ndef f(n):\n    return Same()\n";
-    const r = report("python", { kind: "assert", program: same, entryPoint: "f", test: "def check(candidate):\n    assert candidate(1) == 2\n" });
+    const r = report("python", {
+      kind: "assert",
+      program: same,
+      entryPoint: "f",
+      test: "def check(candidate):\n    assert candidate(1) == 2\n",
+    });
     expect(r.statuses).toEqual(["runtime_error"]);
     expect(r.messages.get(0)).toMatch(/no literal form/);
   });
 
   it("stdio: input(), sys.stdin, exit(0), trailing whitespace; a fresh process per case", () => {
-    const program = "import sys\nn = int(input())\nrest = sys.stdin.read().split()\nprint(n * 2, '  ')\nprint(len(rest))\nif n == 9: sys.exit(0)\nif n == 8: sys.exit(3)\n";
+    const program =
+      "import sys\nn = int(input())\nrest = sys.stdin.read().split()\nprint(n * 2, '  ')\nprint(len(rest))\nif n == 9: sys.exit(0)\nif n == 8: sys.exit(3)\n";
     const cases = [
       { stdin: "3\na b\n", stdout: "6\n2\n\n" },
       { stdin: "9\n", stdout: "18\n0" },
@@ -135,8 +233,18 @@ describe("Python harness", () => {
       { stdin: "1\n", stdout: "3\n0" },
     ];
     expect(run("python", { kind: "stdio", program, cases })).toEqual(["pass", "pass", "runtime_error", "fail"]);
-    const state = "import os\np = '/tmp/rk-seen-%d' % os.getppid()\nprint(os.path.exists(p))\nopen(p, 'w').close()\nglobal_counter = 1\n";
-    expect(run("python", { kind: "stdio", program: state, cases: [{ stdin: "", stdout: "False" }, { stdin: "", stdout: "True" }] })).toEqual(["pass", "pass"]);
+    const state =
+      "import os\np = '/tmp/rk-seen-%d' % os.getppid()\nprint(os.path.exists(p))\nopen(p, 'w').close()\nglobal_counter = 1\n";
+    expect(
+      run("python", {
+        kind: "stdio",
+        program: state,
+        cases: [
+          { stdin: "", stdout: "False" },
+          { stdin: "", stdout: "True" },
+        ],
+      }),
+    ).toEqual(["pass", "pass"]);
   });
 
   it("stdio comparison: lines (default), tokens, numeric tolerance", () => {
@@ -144,7 +252,9 @@ describe("Python harness", () => {
     const cases = [{ stdin: "", stdout: "1.0000001 2\nx" }];
     expect(run("python", { kind: "stdio", program, cases })).toEqual(["fail"]);
     expect(run("python", { kind: "stdio", program, cases, compare: "tokens" })).toEqual(["pass"]);
-    expect(run("python", { kind: "stdio", program, cases: [{ stdin: "", stdout: "1   2\nx" }], atol: 1e-6 })).toEqual(["pass"]);
+    expect(run("python", { kind: "stdio", program, cases: [{ stdin: "", stdout: "1   2\nx" }], atol: 1e-6 })).toEqual([
+      "pass",
+    ]);
     expect(run("python", { kind: "stdio", program, cases: [{ stdin: "", stdout: "1   2\nx" }] })).toEqual(["fail"]);
   });
 });
@@ -159,21 +269,64 @@ describe("JavaScript harness", () => {
       { input: [{ a: 1 }], output: { a: 2 } },
       { input: [true], output: 1 },
     ];
-    expect(run("javascript", { kind: "call", program, entryPoint: "f", cases })).toEqual(["pass", "pass", "pass", "fail", "fail"]);
-    expect(run("javascript", { kind: "call", program, entryPoint: "g", cases: [{ input: [2, 3], output: 6 }] })).toEqual(["pass"]);
-    expect(run("javascript", { kind: "call", program, entryPoint: "spin", cases: [{ input: [], output: null }] }, 200)).toEqual(["timeout"]);
-    expect(run("javascript", { kind: "call", program: "function (", entryPoint: "f", cases: [{ input: [], output: null }] })).toEqual(["compile_error"]);
+    expect(run("javascript", { kind: "call", program, entryPoint: "f", cases })).toEqual([
+      "pass",
+      "pass",
+      "pass",
+      "fail",
+      "fail",
+    ]);
+    expect(
+      run("javascript", { kind: "call", program, entryPoint: "g", cases: [{ input: [2, 3], output: 6 }] }),
+    ).toEqual(["pass"]);
+    expect(
+      run("javascript", { kind: "call", program, entryPoint: "spin", cases: [{ input: [], output: null }] }, 200),
+    ).toEqual(["timeout"]);
+    expect(
+      run("javascript", { kind: "call", program: "function (", entryPoint: "f", cases: [{ input: [], output: null }] }),
+    ).toEqual(["compile_error"]);
   });
 
   it("assert (check(candidate), console.assert, node:assert) and stdio", () => {
     const test = "function check(candidate) { if (candidate(2) !== 4) throw new Error('no'); }";
-    expect(run("javascript", { kind: "assert", program: "function f(x) { return x * 2; }", entryPoint: "f", test })).toEqual(["pass"]);
-    expect(run("javascript", { kind: "assert", program: "function f(x) { return x; }", entryPoint: "f", test })).toEqual(["runtime_error"]);
-    const deep = "const assert = require('assert');\nfunction check(c) { assert.deepStrictEqual(c(2), [2, { a: new Set([1]) }]); }";
-    expect(run("javascript", { kind: "assert", program: "function f(x) { return [x, { a: new Set([1]) }]; }", entryPoint: "f", test: deep })).toEqual(["pass"]);
-    expect(run("javascript", { kind: "assert", program: "function f(x) { return [x]; }", entryPoint: "f", test: "console.assert(f(3)[0] === 4)" })).toEqual(["fail"]);
-    const program = "const s = require('fs').readFileSync('/dev/stdin', 'utf8');\nconsole.log(s.split(' ').map(Number).reduce((a, b) => a + b));";
-    expect(run("javascript", { kind: "stdio", program, cases: [{ stdin: "1 2", stdout: "3" }, { stdin: "2 2", stdout: "5" }] })).toEqual(["pass", "fail"]);
-    expect(run("javascript", { kind: "stdio", program: "let x = (;", cases: [{ stdin: "", stdout: "" }] })).toEqual(["compile_error"]);
+    expect(
+      run("javascript", { kind: "assert", program: "function f(x) { return x * 2; }", entryPoint: "f", test }),
+    ).toEqual(["pass"]);
+    expect(
+      run("javascript", { kind: "assert", program: "function f(x) { return x; }", entryPoint: "f", test }),
+    ).toEqual(["runtime_error"]);
+    const deep =
+      "const assert = require('assert');\nfunction check(c) { assert.deepStrictEqual(c(2), [2, { a: new Set([1]) }]); }";
+    expect(
+      run("javascript", {
+        kind: "assert",
+        program: "function f(x) { return [x, { a: new Set([1]) }]; }",
+        entryPoint: "f",
+        test: deep,
+      }),
+    ).toEqual(["pass"]);
+    expect(
+      run("javascript", {
+        kind: "assert",
+        program: "function f(x) { return [x]; }",
+        entryPoint: "f",
+        test: "console.assert(f(3)[0] === 4)",
+      }),
+    ).toEqual(["fail"]);
+    const program =
+      "const s = require('fs').readFileSync('/dev/stdin', 'utf8');\nconsole.log(s.split(' ').map(Number).reduce((a, b) => a + b));";
+    expect(
+      run("javascript", {
+        kind: "stdio",
+        program,
+        cases: [
+          { stdin: "1 2", stdout: "3" },
+          { stdin: "2 2", stdout: "5" },
+        ],
+      }),
+    ).toEqual(["pass", "fail"]);
+    expect(run("javascript", { kind: "stdio", program: "let x = (;", cases: [{ stdin: "", stdout: "" }] })).toEqual([
+      "compile_error",
+    ]);
   });
 });

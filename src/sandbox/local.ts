@@ -1,5 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { accessSync, chmodSync, chownSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { slotGroup } from "./cgroup.js";
@@ -24,7 +37,16 @@ const MIB = 1024 * 1024;
 
 /** Scrubbed environment: nothing of the engine's environment reaches the program. */
 function sandboxEnv(): Record<string, string> {
-  return { PATH: "/usr/bin:/bin", HOME: WORK, TMPDIR: "/tmp", LANG: "C.UTF-8", PYTHONHASHSEED: "0", PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONNOUSERSITE: "1" };
+  return {
+    PATH: "/usr/bin:/bin",
+    HOME: WORK,
+    TMPDIR: "/tmp",
+    LANG: "C.UTF-8",
+    PYTHONHASHSEED: "0",
+    PYTHONDONTWRITEBYTECODE: "1",
+    PYTHONIOENCODING: "utf-8",
+    PYTHONNOUSERSITE: "1",
+  };
 }
 
 /** Address space per process: memoryMb; for JavaScript 1 GiB more, as V8 reserves ~750 MiB of it at start-up (its heap is capped at memoryMb / 2, and the run's memory by the cgroup). */
@@ -73,10 +95,36 @@ function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
   const { tmp, shm } = tmpfsSizes(limits);
   const tmpfs = (size: number, at: string): string[] => ["--size", String(size), "--perms", "1777", "--tmpfs", at];
   return [
-    "/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1",
-    "--cap-drop", "ALL", ...systemMounts(), "--proc", "/proc", "--dev", "/dev", ...tmpfs(shm, "/dev/shm"), "--remount-ro", "/dev",
-    ...tmpfs(tmp, "/tmp"), ...tmpfs(tmp, WORK), ...(rk ? ["--ro-bind", rk, RK] : []), "--remount-ro", "/", "--chdir", WORK,
-    "--hostname", "sandbox", "--clearenv", ...Object.entries(sandboxEnv()).flatMap(([k, v]) => ["--setenv", k, v]), "--seccomp", "3",
+    "/usr/bin/bwrap",
+    "--unshare-all",
+    "--unshare-user",
+    "--disable-userns",
+    "--die-with-parent",
+    "--new-session",
+    "--as-pid-1",
+    "--cap-drop",
+    "ALL",
+    ...systemMounts(),
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    ...tmpfs(shm, "/dev/shm"),
+    "--remount-ro",
+    "/dev",
+    ...tmpfs(tmp, "/tmp"),
+    ...tmpfs(tmp, WORK),
+    ...(rk ? ["--ro-bind", rk, RK] : []),
+    "--remount-ro",
+    "/",
+    "--chdir",
+    WORK,
+    "--hostname",
+    "sandbox",
+    "--clearenv",
+    ...Object.entries(sandboxEnv()).flatMap(([k, v]) => ["--setenv", k, v]),
+    "--seccomp",
+    "3",
   ];
 }
 
@@ -98,9 +146,32 @@ export function probeBwrap(): Promise<string | undefined> {
     } catch {
       return "bubblewrap is not installed (/usr/bin/bwrap); install the Debian package `bubblewrap`, or set `sandbox: none` (no isolation)";
     }
-    const argv = ["/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", ...systemMounts(), "--proc", "/proc", "--dev", "/dev", "--seccomp", "3", "/usr/bin/true"];
-    const end = await runProcess(isRoot() ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv] : argv, { PATH: "/usr/bin:/bin" }, 10_000, 4096, { fds: [seccompFilter()] });
-    return end.exitCode === 0 ? undefined : `bubblewrap cannot create a sandbox here (exit ${end.exitCode ?? end.signal}): ${end.stderr.trim().slice(0, 200)}`;
+    const argv = [
+      "/usr/bin/bwrap",
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--die-with-parent",
+      "--as-pid-1",
+      ...systemMounts(),
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "--seccomp",
+      "3",
+      "/usr/bin/true",
+    ];
+    const end = await runProcess(
+      isRoot() ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv] : argv,
+      { PATH: "/usr/bin:/bin" },
+      10_000,
+      4096,
+      { fds: [seccompFilter()] },
+    );
+    return end.exitCode === 0
+      ? undefined
+      : `bubblewrap cannot create a sandbox here (exit ${end.exitCode ?? end.signal}): ${end.stderr.trim().slice(0, 200)}`;
   })();
   return probe;
 }
@@ -156,7 +227,12 @@ function executeOnlyNode(): string {
 
 /** Kills every process of a uid this engine holds (`kill -KILL -1` as that uid): `sandbox: none` only. */
 async function killUid(uid: number): Promise<void> {
-  await runProcess(["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/kill", "-KILL", "-1"], { PATH: "/usr/bin:/bin" }, 5000, 1024);
+  await runProcess(
+    ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/kill", "-KILL", "-1"],
+    { PATH: "/usr/bin:/bin" },
+    5000,
+    1024,
+  );
 }
 
 export interface LocalOptions {
@@ -203,7 +279,8 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
         if (rk) extras.nodeCheck = [o.isolate ? `${RK}/node` : join(rk, "node")];
         const judge = judgeStart(taskPayload(language, task, limits, nonce, extras));
         const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
-        const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
+        const drop =
+          uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
         let work: string | undefined;
         let argv: string[];
         if (o.isolate) {

@@ -36,7 +36,13 @@ export interface ProcessOptions {
  * namespace dies with its first process). Never rejects: a spawn failure is returned as exit code 127 with the
  * error in stderr. The returned promise's `kill()` ends the group at once (the memory watcher uses it).
  */
-export function runProcess(argv: string[], env: Record<string, string>, deadlineMs: number, stderrCap: number, options: ProcessOptions = {}): Promise<ProcessEnd> & { kill(): void } {
+export function runProcess(
+  argv: string[],
+  env: Record<string, string>,
+  deadlineMs: number,
+  stderrCap: number,
+  options: ProcessOptions = {},
+): Promise<ProcessEnd> & { kill(): void } {
   const started = performance.now();
   let killGroup = (): void => {};
   const done = new Promise<ProcessEnd>((resolve) => {
@@ -44,7 +50,12 @@ export function runProcess(argv: string[], env: Record<string, string>, deadline
     const err = new Capped(stderrCap);
     let timedOut = false;
     let settled = false;
-    const stdio: StdioOptions = [options.stdin !== undefined ? "pipe" : "ignore", "pipe", "pipe", ...(options.fds ?? []).map(() => "pipe" as const)];
+    const stdio: StdioOptions = [
+      options.stdin !== undefined ? "pipe" : "ignore",
+      "pipe",
+      "pipe",
+      ...(options.fds ?? []).map(() => "pipe" as const),
+    ];
     const child = spawn(argv[0]!, argv.slice(1), { env, detached: true, stdio });
     const kill = (): void => {
       try {
@@ -73,7 +84,14 @@ export function runProcess(argv: string[], env: Record<string, string>, deadline
       settled = true;
       clearTimeout(timer);
       kill(); // nothing of the group outlives the run
-      resolve({ stdout: out.text(), stderr: err.text() + extra, timedOut, exitCode, signal, wallMs: performance.now() - started });
+      resolve({
+        stdout: out.text(),
+        stderr: err.text() + extra,
+        timedOut,
+        exitCode,
+        signal,
+        wallMs: performance.now() - started,
+      });
     };
     child.on("error", (e) => finish(127, null, String(e)));
     if (child.pid !== undefined) options.onSpawn?.(child.pid);

@@ -2,7 +2,8 @@ import type { RunReport, TestStatus } from "./types.js";
 import { TEST_STATUSES } from "./types.js";
 
 const KEEP_MESSAGES = 5;
-const MEMORY_SIGNS = /MemoryError|Cannot allocate memory|heap out of memory|std::bad_alloc|Allocation failed|out of memory/i;
+const MEMORY_SIGNS =
+  /MemoryError|Cannot allocate memory|heap out of memory|std::bad_alloc|Allocation failed|out of memory/i;
 
 /** How a harness process ended, as the host saw it. */
 export interface ProcessEnd {
@@ -39,7 +40,12 @@ export function parseReport(nonce: string, end: ProcessEnd): RunReport {
     }
     if (typeof rec.ready === "number" && total < 0) total = rec.ready;
     else if (typeof rec.fatal === "string") fatal = rec.fatal;
-    else if (typeof rec.t === "number" && typeof rec.s === "string" && (TEST_STATUSES as readonly string[]).includes(rec.s) && !got.has(rec.t)) {
+    else if (
+      typeof rec.t === "number" &&
+      typeof rec.s === "string" &&
+      (TEST_STATUSES as readonly string[]).includes(rec.s) &&
+      !got.has(rec.t)
+    ) {
       got.set(rec.t, typeof rec.m === "string" ? { s: rec.s as TestStatus, m: rec.m } : { s: rec.s as TestStatus });
     }
   }
@@ -47,7 +53,9 @@ export function parseReport(nonce: string, end: ProcessEnd): RunReport {
   const base = { wallMs: end.wallMs, stderr, messages: new Map<number, string>() };
   if (fatal !== undefined) return { ...base, statuses: [], sandboxError: `harness: ${fatal}` };
   if (total < 0) {
-    const why = end.timedOut ? "the sandbox did not start before the run deadline" : `the sandbox exited before the harness started (exit ${end.exitCode ?? end.signal})`;
+    const why = end.timedOut
+      ? "the sandbox did not start before the run deadline"
+      : `the sandbox exited before the harness started (exit ${end.exitCode ?? end.signal})`;
     return { ...base, statuses: [], sandboxError: `${why}${stderr ? `: ${stderr.trim().slice(-300)}` : ""}` };
   }
   let missing: TestStatus = "runtime_error";
@@ -57,7 +65,8 @@ export function parseReport(nonce: string, end: ProcessEnd): RunReport {
     else if (end.timedOut) [missing, endedBy] = ["timeout", "run deadline"];
     else if (end.signal === "SIGXCPU" || end.exitCode === 128 + 24) [missing, endedBy] = ["timeout", "CPU-time limit"];
     else if (MEMORY_SIGNS.test(stderr)) [missing, endedBy] = ["memory_limit", "out of memory"];
-    else if (end.signal === "SIGKILL" || end.exitCode === 128 + 9) [missing, endedBy] = ["memory_limit", "killed (out of memory)"];
+    else if (end.signal === "SIGKILL" || end.exitCode === 128 + 9)
+      [missing, endedBy] = ["memory_limit", "killed (out of memory)"];
     else endedBy = `the harness ended early (exit ${end.exitCode ?? end.signal})`;
   }
   const statuses: TestStatus[] = [];

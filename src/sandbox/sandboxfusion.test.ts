@@ -17,8 +17,11 @@ const task: HarnessTask = {
 };
 
 /** A stand-in SandboxFusion: checks the request like the server's pydantic model would, runs the code with python3 (trusted test code). */
-function fakeServer(requests: Record<string, unknown>[], reply?: (body: Record<string, unknown>) => unknown): typeof fetch {
-  return (async (url: string | URL | Request, init?: RequestInit) => {
+function fakeServer(
+  requests: Record<string, unknown>[],
+  reply?: (body: Record<string, unknown>) => unknown,
+): typeof fetch {
+  return async (url: string | URL | Request, init?: RequestInit) => {
     expect(url instanceof Request ? url.url : url.toString()).toBe("http://sf.example:8080/run_code");
     const body = JSON.parse(init?.body as string) as Record<string, unknown>;
     requests.push(body);
@@ -27,23 +30,54 @@ function fakeServer(requests: Record<string, unknown>[], reply?: (body: Record<s
       if (r instanceof Response) return r;
       return new Response(JSON.stringify(r), { status: 200 });
     }
-    const p = spawnSync("/usr/bin/python3", ["-c", String(body.code)], { input: String(body.stdin), encoding: "utf8", env: { PATH: "/usr/bin", PYTHONHASHSEED: "0" } });
-    return new Response(JSON.stringify({ status: p.status === 0 ? "Success" : "Failed", message: "", run_result: { status: "Finished", return_code: p.status, stdout: p.stdout, stderr: p.stderr, execution_time: 0.01 } }), { status: 200 });
-  });
+    const p = spawnSync("/usr/bin/python3", ["-c", String(body.code)], {
+      input: String(body.stdin),
+      encoding: "utf8",
+      env: { PATH: "/usr/bin", PYTHONHASHSEED: "0" },
+    });
+    return new Response(
+      JSON.stringify({
+        status: p.status === 0 ? "Success" : "Failed",
+        message: "",
+        run_result: {
+          status: "Finished",
+          return_code: p.status,
+          stdout: p.stdout,
+          stderr: p.stderr,
+          execution_time: 0.01,
+        },
+      }),
+      { status: 200 },
+    );
+  };
 }
 
 describe("SandboxFusion backend", () => {
   it("sends the plain harness as one /run_code request, the task on stdin, and reads per-test statuses", async () => {
     const requests: Record<string, unknown>[] = [];
-    const backend = sandboxFusionBackend(new SandboxPool(1), { url: "http://sf.example:8080/", fetch: fakeServer(requests) });
+    const backend = sandboxFusionBackend(new SandboxPool(1), {
+      url: "http://sf.example:8080/",
+      fetch: fakeServer(requests),
+    });
     const r = await backend.run("python", task, DEFAULT_LIMITS);
     expect(r.sandboxError).toBeUndefined();
     expect(r.statuses).toEqual(["pass", "fail"]);
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ language: "python", run_timeout: DEFAULT_LIMITS.runTimeoutMs / 1000, memory_limit_MB: DEFAULT_LIMITS.memoryMb, files: {}, fetch_files: [] });
+    expect(requests[0]).toMatchObject({
+      language: "python",
+      run_timeout: DEFAULT_LIMITS.runTimeoutMs / 1000,
+      memory_limit_MB: DEFAULT_LIMITS.memoryMb,
+      files: {},
+      fetch_files: [],
+    });
     // Nothing of the task is in the code the sandbox runs: the expected outputs and the nonce travel on stdin only.
     expect(requests[0]!.code).toBe(PYTHON_HARNESS);
-    const stdin = JSON.parse(String(requests[0]!.stdin)) as { nonce: string; cases: unknown[]; dropRoot: boolean; bpf: string };
+    const stdin = JSON.parse(String(requests[0]!.stdin)) as {
+      nonce: string;
+      cases: unknown[];
+      dropRoot: boolean;
+      bpf: string;
+    };
     expect(stdin.cases).toEqual(task.cases);
     expect(String(requests[0]!.code)).not.toContain(stdin.nonce);
     expect(stdin.dropRoot).toBe(true);
@@ -54,12 +88,19 @@ describe("SandboxFusion backend", () => {
     let calls = 0;
     const flaky = sandboxFusionBackend(new SandboxPool(1), {
       url: "http://sf.example:8080",
-      fetch: fakeServer([], () => (++calls < 3 ? new Response("gateway", { status: 504 }) : { status: "SandboxError", message: "runner crashed", run_result: null })),
+      fetch: fakeServer([], () =>
+        ++calls < 3
+          ? new Response("gateway", { status: 504 })
+          : { status: "SandboxError", message: "runner crashed", run_result: null },
+      ),
     });
     const r = await flaky.run("python", task, DEFAULT_LIMITS);
     expect(calls).toBe(3);
     expect(r.sandboxError).toMatch(/runner crashed/);
-    const down = sandboxFusionBackend(new SandboxPool(1), { url: "http://sf.example:8080", fetch: fakeServer([], () => new Response("no", { status: 500 })) });
+    const down = sandboxFusionBackend(new SandboxPool(1), {
+      url: "http://sf.example:8080",
+      fetch: fakeServer([], () => new Response("no", { status: 500 })),
+    });
     expect((await down.run("python", task, DEFAULT_LIMITS)).sandboxError).toMatch(/HTTP 500/);
   });
 
@@ -68,7 +109,15 @@ describe("SandboxFusion backend", () => {
       url: "http://sf.example:8080",
       fetch: fakeServer([], (body) => {
         const nonce = (JSON.parse(String(body.stdin)) as { nonce: string }).nonce;
-        return { status: "Failed", run_result: { status: "TimeLimitExceeded", return_code: null, stdout: `${nonce} {"ready": 2}\n${nonce} {"t": 0, "s": "pass"}\n`, stderr: "" } };
+        return {
+          status: "Failed",
+          run_result: {
+            status: "TimeLimitExceeded",
+            return_code: null,
+            stdout: `${nonce} {"ready": 2}\n${nonce} {"t": 0, "s": "pass"}\n`,
+            stderr: "",
+          },
+        };
       }),
     });
     expect((await backend.run("python", task, DEFAULT_LIMITS)).statuses).toEqual(["pass", "timeout"]);

@@ -54,7 +54,9 @@ export function sandboxFusionBackend(pool: SandboxPool, o: SandboxFusionOptions)
     run(language: Language, task: HarnessTask, limits: SandboxLimits): Promise<RunReport> {
       return pool.run(async () => {
         const nonce = randomBytes(12).toString("hex");
-        const payload = JSON.parse(taskPayload(language, task, limits, nonce, { bpf: seccompFilter().toString("base64"), dropRoot: true })) as Record<string, unknown>;
+        const payload = JSON.parse(
+          taskPayload(language, task, limits, nonce, { bpf: seccompFilter().toString("base64"), dropRoot: true }),
+        ) as Record<string, unknown>;
         payload.bpfOptional = true;
         if (language === "javascript") {
           const node = payload.node as string[];
@@ -71,7 +73,13 @@ export function sandboxFusionBackend(pool: SandboxPool, o: SandboxFusionOptions)
         };
         if (limits.memoryMb > 0) body.memory_limit_MB = limits.memoryMb;
         const started = performance.now();
-        const fail = (why: string): RunReport => ({ statuses: [], messages: new Map(), sandboxError: `SandboxFusion: ${why}`, wallMs: performance.now() - started, stderr: "" });
+        const fail = (why: string): RunReport => ({
+          statuses: [],
+          messages: new Map(),
+          sandboxError: `SandboxFusion: ${why}`,
+          wallMs: performance.now() - started,
+          stderr: "",
+        });
         let res: Response | undefined;
         for (let attempt = 0; attempt <= (o.retries ?? 3); attempt++) {
           try {

@@ -34,12 +34,20 @@ let bytecode: Buffer | null | undefined;
  */
 export function harnessBytecode(): Buffer | null {
   if (bytecode === undefined) {
-    const r = spawnSync(INTERPRETERS.python, ["-s", "-c", "import marshal, sys; sys.stdout.buffer.write(marshal.dumps(compile(sys.stdin.read(), '<rewardkit harness>', 'exec')))"], {
-      input: PYTHON_HARNESS,
-      env: { PATH: "/usr/bin:/bin" },
-      maxBuffer: 16 << 20,
-      timeout: 30_000,
-    });
+    const r = spawnSync(
+      INTERPRETERS.python,
+      [
+        "-s",
+        "-c",
+        "import marshal, sys; sys.stdout.buffer.write(marshal.dumps(compile(sys.stdin.read(), '<rewardkit harness>', 'exec')))",
+      ],
+      {
+        input: PYTHON_HARNESS,
+        env: { PATH: "/usr/bin:/bin" },
+        maxBuffer: 16 << 20,
+        timeout: 30_000,
+      },
+    );
     bytecode = r.status === 0 && r.stdout.length > 0 ? r.stdout : null;
   }
   return bytecode;
@@ -70,7 +78,13 @@ export interface TaskExtras {
  * The judge's stdin: the task, the limits, the report nonce, and the sources the judge needs to start fresh
  * workers. It exists only in the host's memory and the judge's: no file holds it.
  */
-export function taskPayload(language: Language, task: HarnessTask, limits: SandboxLimits, nonce: string, extras: TaskExtras = {}): string {
+export function taskPayload(
+  language: Language,
+  task: HarnessTask,
+  limits: SandboxLimits,
+  nonce: string,
+  extras: TaskExtras = {},
+): string {
   const payload: Record<string, unknown> = {
     ...task,
     language,

@@ -1,7 +1,16 @@
 /** Status of one unit test, as the harness inside the sandbox (or the host, for tests it never reached) reports it. */
-export type TestStatus = "pass" | "fail" | "timeout" | "memory_limit" | "runtime_error" | "compile_error" | "sandbox_error";
+export type TestStatus =
+  "pass" | "fail" | "timeout" | "memory_limit" | "runtime_error" | "compile_error" | "sandbox_error";
 
-export const TEST_STATUSES: readonly TestStatus[] = ["pass", "fail", "timeout", "memory_limit", "runtime_error", "compile_error", "sandbox_error"];
+export const TEST_STATUSES: readonly TestStatus[] = [
+  "pass",
+  "fail",
+  "timeout",
+  "memory_limit",
+  "runtime_error",
+  "compile_error",
+  "sandbox_error",
+];
 
 /** Languages with a harness. Python runs `/usr/bin/python3`, JavaScript `/usr/bin/node`. */
 export type Language = "python" | "javascript";

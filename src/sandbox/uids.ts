@@ -52,10 +52,14 @@ export function lockDir(): string {
  * @throws when the helper cannot start or finds fewer free uids than asked for.
  */
 export async function lockUids(base: number, count: number): Promise<UidLease> {
-  const helper: ChildProcess = spawn("/usr/bin/python3", ["-s", "-c", HELPER, lockDir(), String(base), String(count), String(SCAN)], {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { PATH: "/usr/bin:/bin" },
-  });
+  const helper: ChildProcess = spawn(
+    "/usr/bin/python3",
+    ["-s", "-c", HELPER, lockDir(), String(base), String(count), String(SCAN)],
+    {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { PATH: "/usr/bin:/bin" },
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let out = "";
     let err = "";
@@ -71,16 +75,28 @@ export async function lockUids(base: number, count: number): Promise<UidLease> {
   const uids = JSON.parse(line) as number[];
   // The engine must not wait for the helper, nor keep the event loop alive for it.
   helper.unref();
-  for (const s of [helper.stdin, helper.stdout, helper.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
+  for (const s of [helper.stdin, helper.stdout, helper.stderr])
+    (s as unknown as { unref?: () => void } | null)?.unref?.();
   const release = (): void => {
     helper.stdin?.destroy();
     helper.kill("SIGKILL");
   };
   if (uids.length < count) {
     release();
-    throw new Error(`could not lock ${count} sandbox uids from ${base} (found ${uids.length} free in ${SCAN}); raise uidBase`);
+    throw new Error(
+      `could not lock ${count} sandbox uids from ${base} (found ${uids.length} free in ${SCAN}); raise uidBase`,
+    );
   }
   // Anything still running under a uid we now hold belongs to no live engine: end it before the first run.
-  await Promise.all(uids.map((uid) => runProcess(["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/kill", "-KILL", "-1"], { PATH: "/usr/bin:/bin" }, 5000, 1024)));
+  await Promise.all(
+    uids.map((uid) =>
+      runProcess(
+        ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/kill", "-KILL", "-1"],
+        { PATH: "/usr/bin:/bin" },
+        5000,
+        1024,
+      ),
+    ),
+  );
   return { uids, release };
 }

@@ -6,7 +6,13 @@ import { PerformanceTracker } from "./performance.js";
 import { ScheduleStateError } from "./runtime.js";
 
 // `contains` with four values and mode: all scores the share found: 0, 0.25, 0.5, 0.75, 1.
-const TEXT: Record<string, string> = { "0": "nothing", "0.25": "alpha", "0.5": "alpha beta", "0.75": "alpha beta gamma", "1": "alpha beta gamma delta" };
+const TEXT: Record<string, string> = {
+  "0": "nothing",
+  "0.25": "alpha",
+  "0.5": "alpha beta",
+  "0.75": "alpha beta gamma",
+  "1": "alpha beta gamma delta",
+};
 const SPEC = `components:
   - name: loc
     type: contains
@@ -27,7 +33,9 @@ const SCRIPT: number[][] = [
 const EXPECTED = [0.25, 0.25, 0.5, 0.5, 0.75, 1, 1];
 
 function rollouts(steps: number[]): Rollout[] {
-  return steps.flatMap((s) => SCRIPT[s]!.map((v, k) => ({ id: `${s}-${k}`, group: `g${s}`, step: s, completion: TEXT[String(v)]! })));
+  return steps.flatMap((s) =>
+    SCRIPT[s]!.map((v, k) => ({ id: `${s}-${k}`, group: `g${s}`, step: s, completion: TEXT[String(v)]! })),
+  );
 }
 
 describe("performance schedule (MedLoc-R1 style)", () => {
@@ -51,7 +59,9 @@ describe("performance schedule (MedLoc-R1 style)", () => {
       await seq.score({ id: "6", group: "g6", step: 6, completion: "x" });
       expect([0, 1, 2, 3, 4, 5, 6].map((s) => seq.valuesAt(s)!.thresholds[0])).toEqual(EXPECTED);
       // everything submitted at once: later steps wait for earlier ones, so the result is the same
-      await Promise.all([...rollouts([0, 1, 2, 3, 4, 5]), { id: "6", group: "g6", step: 6, completion: "x" }].map((r) => par.score(r)));
+      await Promise.all(
+        [...rollouts([0, 1, 2, 3, 4, 5]), { id: "6", group: "g6", step: 6, completion: "x" }].map((r) => par.score(r)),
+      );
       expect([0, 1, 2, 3, 4, 5, 6].map((s) => par.valuesAt(s)!.thresholds[0])).toEqual(EXPECTED);
       expect(seq.snapshot()).toEqual(par.snapshot());
     } finally {

@@ -87,7 +87,10 @@ export class ScheduleRuntime {
     this.optionComponents = [...new Set(spec.schedules.filter((s) => s.target === "option").map((s) => s.component))];
     this.trackers = spec.schedules
       .filter((s) => s.tracks !== undefined)
-      .map((schedule) => ({ schedule, tracker: new PerformanceTracker(schedule.params as unknown as PerformanceOptions) }));
+      .map((schedule) => ({
+        schedule,
+        tracker: new PerformanceTracker(schedule.params as unknown as PerformanceOptions),
+      }));
     for (const t of this.trackers) this.trackerOf.set(t.schedule.path, t.tracker);
     this.stateful = this.trackers.length > 0;
   }
@@ -172,7 +175,13 @@ export class ScheduleRuntime {
     this.pending = this.pending.filter((p) => p.step >= step);
     let moved = false;
     this.trackers.forEach(({ tracker }, k) => {
-      if (tracker.observe(now.map((p) => p.passes[k]!), step)) moved = true;
+      if (
+        tracker.observe(
+          now.map((p) => p.passes[k]!),
+          step,
+        )
+      )
+        moved = true;
     });
     if (moved) this.cache.clear();
   }
@@ -180,7 +189,8 @@ export class ScheduleRuntime {
   /** The performance schedules' state as JSON-ready data. Take it when no rollout is in flight. */
   snapshot(): ScheduleState {
     const schedules: ScheduleState["schedules"] = {};
-    for (const { schedule, tracker } of this.trackers) schedules[schedule.path] = { ...tracker.snapshot(), params: schedule.params };
+    for (const { schedule, tracker } of this.trackers)
+      schedules[schedule.path] = { ...tracker.snapshot(), params: schedule.params };
     const paths = this.trackers.map((t) => t.schedule.path);
     const pending = [...this.pending]
       .sort((a, b) => a.seq - b.seq)
@@ -193,24 +203,39 @@ export class ScheduleRuntime {
    * @throws {ScheduleStateError} when the state names a schedule this spec lacks, or one with other options.
    */
   restore(state: ScheduleState): void {
-    const pendingOk = (p: unknown): boolean => typeof (p as { step?: unknown })?.step === "number" && typeof (p as { passes?: unknown }).passes === "object" && (p as { passes: unknown }).passes !== null;
-    if (state?.version !== 1 || typeof state.schedules !== "object" || state.schedules === null || (state.pending !== undefined && !(Array.isArray(state.pending) && state.pending.every(pendingOk)))) {
+    const pendingOk = (p: unknown): boolean =>
+      typeof (p as { step?: unknown })?.step === "number" &&
+      typeof (p as { passes?: unknown }).passes === "object" &&
+      (p as { passes: unknown }).passes !== null;
+    if (
+      state?.version !== 1 ||
+      typeof state.schedules !== "object" ||
+      state.schedules === null ||
+      (state.pending !== undefined && !(Array.isArray(state.pending) && state.pending.every(pendingOk)))
+    ) {
       throw new ScheduleStateError("not a rewardkit schedule state (version 1)");
     }
     for (const path of Object.keys(state.schedules)) {
-      if (!this.trackerOf.has(path)) throw new ScheduleStateError(`state has a performance schedule at ${path}, which this spec does not have`);
+      if (!this.trackerOf.has(path))
+        throw new ScheduleStateError(`state has a performance schedule at ${path}, which this spec does not have`);
     }
     for (const { schedule, tracker } of this.trackers) {
       const s = state.schedules[schedule.path];
       if (!s) continue; // a schedule added since the state was saved starts fresh
       if (canonical(s.params) !== canonical(schedule.params)) {
-        throw new ScheduleStateError(`${schedule.path}: the state was saved with other schedule options (${canonical(s.params)}); delete the state file to start over`);
+        throw new ScheduleStateError(
+          `${schedule.path}: the state was saved with other schedule options (${canonical(s.params)}); delete the state file to start over`,
+        );
       }
       tracker.restore(s);
     }
     this.frontier = typeof state.frontier === "number" ? state.frontier : -1;
     const paths = this.trackers.map((t) => t.schedule.path);
-    this.pending = (state.pending ?? []).map((p) => ({ step: p.step, seq: this.seq++, passes: paths.map((path) => p.passes[path] === 1) }));
+    this.pending = (state.pending ?? []).map((p) => ({
+      step: p.step,
+      seq: this.seq++,
+      passes: paths.map((path) => p.passes[path] === 1),
+    }));
     this.cache.clear();
   }
 }

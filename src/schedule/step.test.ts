@@ -15,7 +15,14 @@ describe("step schedules", () => {
   });
 
   it("piecewise: each stage's value from its startStep on", () => {
-    const f = at({ schedule: "piecewise", stages: [{ startStep: 0, value: 0 }, { startStep: 200, value: 1 }, { startStep: 500, value: 0.5 }] });
+    const f = at({
+      schedule: "piecewise",
+      stages: [
+        { startStep: 0, value: 0 },
+        { startStep: 200, value: 1 },
+        { startStep: 500, value: 0.5 },
+      ],
+    });
     expect([0, 199, 200, 499, 500, 10_000].map(f)).toEqual([0, 0, 1, 1, 0.5, 0.5]);
   });
 
@@ -48,7 +55,15 @@ describe("step schedules", () => {
       return getSchedule(schedule as string)!.options.safeParse(rest).success;
     };
     expect(bad({ schedule: "piecewise", stages: [{ startStep: 5, value: 0 }] })).toBe(false);
-    expect(bad({ schedule: "piecewise", stages: [{ startStep: 0, value: 0 }, { startStep: 0, value: 1 }] })).toBe(false);
+    expect(
+      bad({
+        schedule: "piecewise",
+        stages: [
+          { startStep: 0, value: 0 },
+          { startStep: 0, value: 1 },
+        ],
+      }),
+    ).toBe(false);
     expect(bad({ schedule: "linear", from: 0, to: 1, startStep: 10, endStep: 10 })).toBe(false);
     expect(bad({ schedule: "linear", from: 0, to: 1, endStep: 10, extra: 1 })).toBe(false);
     expect(bad({ schedule: "exponential", from: 1, halfLife: 0 })).toBe(false);

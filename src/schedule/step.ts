@@ -19,10 +19,19 @@ const piecewiseOptions = z
     stages: z.array(z.strictObject({ startStep: step, value: num })).min(1, "give at least one stage"),
   })
   .superRefine((o, ctx) => {
-    if (o.stages[0] && o.stages[0].startStep !== 0) ctx.addIssue({ code: "custom", path: ["stages", 0, "startStep"], message: "the first stage must start at step 0" });
+    if (o.stages[0] && o.stages[0].startStep !== 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["stages", 0, "startStep"],
+        message: "the first stage must start at step 0",
+      });
     for (let k = 1; k < o.stages.length; k++) {
       if (o.stages[k]!.startStep <= o.stages[k - 1]!.startStep) {
-        ctx.addIssue({ code: "custom", path: ["stages", k, "startStep"], message: `stages must start at increasing steps (${o.stages[k]!.startStep} ≤ ${o.stages[k - 1]!.startStep})` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["stages", k, "startStep"],
+          message: `stages must start at increasing steps (${o.stages[k]!.startStep} ≤ ${o.stages[k - 1]!.startStep})`,
+        });
       }
     }
   });

@@ -33,23 +33,48 @@ export function createApp(ctx: ServerContext): Hono {
     m.requests.inc({ route, code: String(c.res.status) });
     m.latency.observe((performance.now() - t0) / 1000, { route });
   });
-  app.use("*", hostOriginGuard({ host: ctx.options.host, allowHosts: ctx.options.allowHosts, allowOrigins: ctx.options.allowOrigins }));
+  app.use(
+    "*",
+    hostOriginGuard({
+      host: ctx.options.host,
+      allowHosts: ctx.options.allowHosts,
+      allowOrigins: ctx.options.allowOrigins,
+    }),
+  );
   app.use("*", async (c, next) => {
-    if (ctx.draining && !DURING_DRAIN.has(c.req.path)) return errorResponse(c, 503, "shutting_down", "server is shutting down", { "Retry-After": "5", Connection: "close" });
+    if (ctx.draining && !DURING_DRAIN.has(c.req.path))
+      return errorResponse(c, 503, "shutting_down", "server is shutting down", {
+        "Retry-After": "5",
+        Connection: "close",
+      });
     return next();
   });
   if (ctx.options.token !== undefined) app.use("*", bearerAuth(ctx.options.token, new Set(["/healthz"])));
   app.use("*", jsonBodyOnly());
   app.use("*", bodyAdmission(ctx.bodies, ctx.options.maxBodyBytes));
 
-  app.get("/healthz", (c) => c.json({ status: ctx.draining ? "draining" : "ok", spec: { name: ctx.spec.name, hash: ctx.spec.hash } }, ctx.draining ? 503 : 200));
-  app.get("/metrics", (c) => c.body(m.registry.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }));
+  app.get("/healthz", (c) =>
+    c.json(
+      { status: ctx.draining ? "draining" : "ok", spec: { name: ctx.spec.name, hash: ctx.spec.hash } },
+      ctx.draining ? 503 : 200,
+    ),
+  );
+  app.get("/metrics", (c) =>
+    c.body(m.registry.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
+  );
   app.get("/v1/spec", specHandler(ctx));
   app.post("/v1/score", scoreHandler(ctx));
   app.post("/v1/advantages", advantagesHandler(ctx));
   app.post("/get_reward", getRewardHandler(ctx));
 
-  app.notFound((c) => errorResponse(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}; see GET /v1/spec, POST /v1/score, POST /v1/advantages, POST /get_reward, GET /healthz, GET /metrics`));
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      404,
+      "not_found",
+      `no route ${c.req.method} ${c.req.path}; see GET /v1/spec, POST /v1/score, POST /v1/advantages, POST /get_reward, GET /healthz, GET /metrics`,
+    ),
+  );
   app.onError((e, c) => {
     process.stderr.write(`rewardkit serve: internal error on ${c.req.method} ${c.req.path}: ${e.stack ?? e.message}\n`);
     return errorResponse(c, 500, "internal", e.message);

@@ -53,22 +53,73 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission,
   const m: ServerMetrics = {
     registry,
     requests: registry.add(new Counter("rewardkit_requests_total", "HTTP requests by route and status code.")),
-    latency: registry.add(new Histogram("rewardkit_request_duration_seconds", "HTTP request latency by route, seconds.", LATENCY_BUCKETS)),
-    rolloutsScored: registry.add(new Counter("rewardkit_rollouts_scored_total", "Rollouts scored (invalid rollouts not included).")),
-    rolloutErrors: registry.add(new Counter("rewardkit_rollout_errors_total", "Rollouts answered with an error entry (invalid input).")),
-    unscorable: registry.add(new Counter("rewardkit_unscorable_total", "Unscorable component verdicts by component and reason.")),
-    rolloutTimeouts: registry.add(new Counter("rewardkit_rollout_deadline_exceeded_total", "Rollouts that passed the server's per-rollout deadline.")),
-    promptNotFound: registry.add(new Counter("rewardkit_openrlhf_prompt_not_found_total", "OpenRLHF queries whose prompt was not found in the query (response located by assistant header or not at all).")),
-    emptyResponse: registry.add(new Counter("rewardkit_openrlhf_empty_response_total", "OpenRLHF queries whose recovered response is empty (a recovery failure: scored as an empty completion), by how the response was located.")),
-    clientAborted: registry.add(new Counter("rewardkit_client_aborted_total", "Requests whose client closed the connection before the answer was written, by route and phase (body: before the body was complete; answer: while it was scored or answered).")),
-    requestsWithoutStep: registry.add(new Counter("rewardkit_requests_without_step_total", "Scoring requests to a spec with schedules that left some rollout without a training step (scored at step 0), by route.")),
+    latency: registry.add(
+      new Histogram("rewardkit_request_duration_seconds", "HTTP request latency by route, seconds.", LATENCY_BUCKETS),
+    ),
+    rolloutsScored: registry.add(
+      new Counter("rewardkit_rollouts_scored_total", "Rollouts scored (invalid rollouts not included)."),
+    ),
+    rolloutErrors: registry.add(
+      new Counter("rewardkit_rollout_errors_total", "Rollouts answered with an error entry (invalid input)."),
+    ),
+    unscorable: registry.add(
+      new Counter("rewardkit_unscorable_total", "Unscorable component verdicts by component and reason."),
+    ),
+    rolloutTimeouts: registry.add(
+      new Counter(
+        "rewardkit_rollout_deadline_exceeded_total",
+        "Rollouts that passed the server's per-rollout deadline.",
+      ),
+    ),
+    promptNotFound: registry.add(
+      new Counter(
+        "rewardkit_openrlhf_prompt_not_found_total",
+        "OpenRLHF queries whose prompt was not found in the query (response located by assistant header or not at all).",
+      ),
+    ),
+    emptyResponse: registry.add(
+      new Counter(
+        "rewardkit_openrlhf_empty_response_total",
+        "OpenRLHF queries whose recovered response is empty (a recovery failure: scored as an empty completion), by how the response was located.",
+      ),
+    ),
+    clientAborted: registry.add(
+      new Counter(
+        "rewardkit_client_aborted_total",
+        "Requests whose client closed the connection before the answer was written, by route and phase (body: before the body was complete; answer: while it was scored or answered).",
+      ),
+    ),
+    requestsWithoutStep: registry.add(
+      new Counter(
+        "rewardkit_requests_without_step_total",
+        "Scoring requests to a spec with schedules that left some rollout without a training step (scored at step 0), by route.",
+      ),
+    ),
   };
-  registry.add(new Gauge("rewardkit_requests_in_flight", "Requests with a body admitted and not yet answered.", () => bodies.inFlight));
-  registry.add(new Gauge("rewardkit_body_bytes_in_flight", "Request-body bytes held by admitted requests.", () => bodies.bytesInFlight));
+  registry.add(
+    new Gauge(
+      "rewardkit_requests_in_flight",
+      "Requests with a body admitted and not yet answered.",
+      () => bodies.inFlight,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_body_bytes_in_flight",
+      "Request-body bytes held by admitted requests.",
+      () => bodies.bytesInFlight,
+    ),
+  );
   registry.add(new Gauge("rewardkit_queue_depth", "Rollouts admitted and not yet answered.", () => admission.depth));
-  registry.add(new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity));
-  registry.add(new Gauge("rewardkit_cache_hits_total", "Verdict cache hits.", () => scorer.stats().cacheHits, "counter"));
-  registry.add(new Gauge("rewardkit_cache_misses_total", "Verdict cache misses.", () => scorer.stats().cacheMisses, "counter"));
+  registry.add(
+    new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity),
+  );
+  registry.add(
+    new Gauge("rewardkit_cache_hits_total", "Verdict cache hits.", () => scorer.stats().cacheHits, "counter"),
+  );
+  registry.add(
+    new Gauge("rewardkit_cache_misses_total", "Verdict cache misses.", () => scorer.stats().cacheMisses, "counter"),
+  );
   registry.add(
     new Gauge("rewardkit_cache_hit_ratio", "Verdict cache hits / lookups since start (0 before any lookup).", () => {
       const s = scorer.stats();
@@ -77,9 +128,15 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission,
     }),
   );
   registry.add(new Gauge("rewardkit_cache_entries", "Verdicts held in the cache.", () => scorer.stats().cacheSize));
-  registry.add(new Gauge("process_resident_memory_bytes", "Resident set size, bytes.", () => process.memoryUsage.rss()));
+  registry.add(
+    new Gauge("process_resident_memory_bytes", "Resident set size, bytes.", () => process.memoryUsage.rss()),
+  );
   registry.add(new Gauge("nodejs_heap_used_bytes", "V8 heap in use, bytes.", () => process.memoryUsage().heapUsed));
-  registry.add(new Gauge("rewardkit_spec_info", "The served spec (value 1).", () => [{ labels: { name: spec.name, hash: spec.hash }, value: 1 }]));
+  registry.add(
+    new Gauge("rewardkit_spec_info", "The served spec (value 1).", () => [
+      { labels: { name: spec.name, hash: spec.hash }, value: 1 },
+    ]),
+  );
   return m;
 }
 
@@ -90,5 +147,13 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission,
 export function createContext(spec: CompiledSpec, scorer: Scorer, options: ServerOptions): ServerContext {
   const admission = new Admission(options.maxQueue);
   const bodies = new BodyBudget(options.maxRequests, options.maxInflightBytes);
-  return { spec, scorer, options, admission, bodies, metrics: createMetrics(spec, scorer, admission, bodies), draining: false };
+  return {
+    spec,
+    scorer,
+    options,
+    admission,
+    bodies,
+    metrics: createMetrics(spec, scorer, admission, bodies),
+    draining: false,
+  };
 }

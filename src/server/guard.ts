@@ -95,6 +95,11 @@ export function jsonBodyOnly(): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== "POST" || isJsonContentType(c.req.header("content-type"))) return next();
     const got = c.req.header("content-type");
-    return errorResponse(c, 415, "unsupported_media_type", `request body must be sent as Content-Type: application/json${got === undefined ? " (none given)" : ` (got "${got}")`}`);
+    return errorResponse(
+      c,
+      415,
+      "unsupported_media_type",
+      `request body must be sent as Content-Type: application/json${got === undefined ? " (none given)" : ` (got "${got}")`}`,
+    );
   };
 }

@@ -17,7 +17,9 @@ export type { ErrorCode, Status } from "./errors.js";
  *   client is gone) when the client went away before the body was complete.
  */
 export async function readBody(c: Context, limit: number): Promise<{ text: string } | { response: Response }> {
-  const tooLarge = (): { response: Response } => ({ response: errorResponse(c, 413, "too_large", `request body exceeds ${limit} bytes`) });
+  const tooLarge = (): { response: Response } => ({
+    response: errorResponse(c, 413, "too_large", `request body exceeds ${limit} bytes`),
+  });
   const declared = Number(c.req.header("content-length") ?? NaN);
   if (declared > limit) return tooLarge();
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
@@ -27,7 +29,14 @@ export async function readBody(c: Context, limit: number): Promise<{ text: strin
   }
   const lease = c.get(LEASE as never) as BodyLease | undefined;
   const chunked = !(declared >= 0);
-  const gone = (): { response: Response } => ({ response: errorResponse(c, CLIENT_CLOSED, "client_closed", "the client closed the connection before its body was complete") });
+  const gone = (): { response: Response } => ({
+    response: errorResponse(
+      c,
+      CLIENT_CLOSED,
+      "client_closed",
+      "the client closed the connection before its body was complete",
+    ),
+  });
   // with a declared length the body is copied into one buffer as it arrives (each chunk can go at once), else
   // the chunks are kept and joined at the end
   const whole = chunked ? undefined : Buffer.allocUnsafe(declared);
@@ -61,7 +70,12 @@ export async function readBody(c: Context, limit: number): Promise<{ text: strin
     if (incoming.readableEnded) done("end");
   });
   if (stop === "large") return tooLarge();
-  if (stop === "busy") return { response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", { "Retry-After": "1" }) };
+  if (stop === "busy")
+    return {
+      response: errorResponse(c, 429, "overloaded", "server busy: too many body bytes in flight; retry after 1 s", {
+        "Retry-After": "1",
+      }),
+    };
   if (stop === "gone") return gone();
   if (!incoming.complete) return gone();
   if (whole) return { text: whole.toString("utf8", 0, size) };
@@ -80,7 +94,8 @@ export async function readJson(c: Context, limit: number): Promise<{ value: unkn
   const body = await readBody(c, limit);
   if ("response" in body) return body;
   const text = body.text;
-  if (text.trim() === "") return { response: errorResponse(c, 400, "bad_json", "empty request body: expected a JSON object") };
+  if (text.trim() === "")
+    return { response: errorResponse(c, 400, "bad_json", "empty request body: expected a JSON object") };
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -109,7 +124,8 @@ export function bearerAuth(token: string, open: ReadonlySet<string>): Middleware
     const h = c.req.header("authorization") ?? "";
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
     if (!m || !timingSafeEqual(digest(m[1]!), want)) {
-      const why = h === "" ? "missing Authorization header: send `Authorization: Bearer <token>`" : "invalid bearer token";
+      const why =
+        h === "" ? "missing Authorization header: send `Authorization: Bearer <token>`" : "invalid bearer token";
       return errorResponse(c, 401, "unauthorized", why, { "WWW-Authenticate": 'Bearer realm="rewardkit"' });
     }
     return next();

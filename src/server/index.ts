@@ -52,7 +52,9 @@ function abortLogger(write: (line: string) => void = (l) => process.stderr.write
     last = t;
     const more = skipped > 0 ? ` (${skipped} more since the last such line)` : "";
     skipped = 0;
-    write(`rewardkit serve: client closed the connection ${phase === "body" ? "before its request body was complete" : "before its answer was written"} (${method} ${path}); counted in rewardkit_client_aborted_total${more}\n`);
+    write(
+      `rewardkit serve: client closed the connection ${phase === "body" ? "before its request body was complete" : "before its answer was written"} (${method} ${path}); counted in rewardkit_client_aborted_total${more}\n`,
+    );
   };
 }
 
@@ -61,7 +63,10 @@ function abortLogger(write: (line: string) => void = (l) => process.stderr.write
  * unless `insecure` is set; rejects with the listen error (`EADDRINUSE`, `EACCES` …) when the port cannot be
  * bound, after closing the worker pool.
  */
-export async function startServer(served: CompiledSpec | RoutedSpec, opts: Partial<ServerOptions> = {}): Promise<RunningServer> {
+export async function startServer(
+  served: CompiledSpec | RoutedSpec,
+  opts: Partial<ServerOptions> = {},
+): Promise<RunningServer> {
   const options = resolveOptions(opts);
   if (!isLoopbackHost(options.host) && options.token === undefined && !options.insecure) {
     throw new Error(
@@ -78,7 +83,8 @@ export async function startServer(served: CompiledSpec | RoutedSpec, opts: Parti
   const spec = isRoutedSpec(served) ? envelopeSpec(served) : served;
   const scorer = routedScorer ? scorerFace(routedScorer, spec) : createScorer(spec, scorerOptions);
   const ctx = createContext(spec, scorer, options);
-  if (routedScorer) ctx.routed = { spec: served as RoutedSpec, scorer: routedScorer, routes: routeContexts(ctx, routedScorer) };
+  if (routedScorer)
+    ctx.routed = { spec: served as RoutedSpec, scorer: routedScorer, routes: routeContexts(ctx, routedScorer) };
   const app = createApp(ctx);
   let active = 0;
   let cut = false; // the drain deadline passed and connections were closed on purpose
@@ -90,7 +96,10 @@ export async function startServer(served: CompiledSpec | RoutedSpec, opts: Parti
       // autoCleanupIncoming off: an unread body (a request refused early with 413/429) is discarded by Node until its
       // end and the connection stays usable; hono's own cleanup would cut it after 500 ms, resetting a keep-alive
       // connection the client has already reused
-      const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port, autoCleanupIncoming: false }, () => resolve(s)) as Server;
+      const s = serve(
+        { fetch: app.fetch, hostname: options.host, port: options.port, autoCleanupIncoming: false },
+        () => resolve(s),
+      ) as Server;
       s.once("error", reject);
       // counts a request until its response is fully written, so draining never cuts a reply short
       s.on("request", (req, res) => {

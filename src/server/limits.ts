@@ -56,8 +56,10 @@ export class BodyBudget {
    * @returns its lease, or why it does not fit.
    */
   admit(declared: number): BodyLease | { refused: string } {
-    if (this.requests >= this.maxRequests) return { refused: `${this.requests} requests in flight (the limit is ${this.maxRequests})` };
-    if (declared > 0 && this.bytes + declared > this.maxBytes) return { refused: `${this.bytes + declared} body bytes would be in flight (the limit is ${this.maxBytes})` };
+    if (this.requests >= this.maxRequests)
+      return { refused: `${this.requests} requests in flight (the limit is ${this.maxRequests})` };
+    if (declared > 0 && this.bytes + declared > this.maxBytes)
+      return { refused: `${this.bytes + declared} body bytes would be in flight (the limit is ${this.maxBytes})` };
     this.requests++;
     this.bytes += declared;
     return new BodyLease(this, declared);
@@ -88,9 +90,13 @@ export function bodyAdmission(budget: BodyBudget, maxBodyBytes: number): Middlew
   return async (c, next) => {
     if (c.req.method !== "POST") return next();
     const declared = Number(c.req.header("content-length") ?? 0);
-    if (declared > maxBodyBytes) return errorResponse(c, 413, "too_large", `request body exceeds ${maxBodyBytes} bytes`);
+    if (declared > maxBodyBytes)
+      return errorResponse(c, 413, "too_large", `request body exceeds ${maxBodyBytes} bytes`);
     const lease = budget.admit(Number.isFinite(declared) && declared > 0 ? declared : 0);
-    if ("refused" in lease) return errorResponse(c, 429, "overloaded", `server busy: ${lease.refused}; retry after 1 s`, { "Retry-After": "1" });
+    if ("refused" in lease)
+      return errorResponse(c, 429, "overloaded", `server busy: ${lease.refused}; retry after 1 s`, {
+        "Retry-After": "1",
+      });
     c.set(LEASE as never, lease as never);
     try {
       await next();

@@ -30,7 +30,10 @@ interface Metric {
 export class Counter implements Metric {
   private readonly values = new Map<string, { labels: Labels; value: number }>();
 
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
 
   inc(labels: Labels = {}, by = 1): void {
     const key = labelText(labels);
@@ -68,7 +71,11 @@ export class Gauge implements Metric {
 export class Histogram implements Metric {
   private readonly series = new Map<string, { labels: Labels; counts: Float64Array; sum: number; count: number }>();
 
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly buckets: readonly number[],
+  ) {}
 
   observe(value: number, labels: Labels = {}): void {
     const key = labelText(labels);
@@ -85,7 +92,9 @@ export class Histogram implements Metric {
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.series.values()) {
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: num(b) })} ${s.counts[i]}`));
+      this.buckets.forEach((b, i) =>
+        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: num(b) })} ${s.counts[i]}`),
+      );
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: "+Inf" })} ${s.count}`);
       lines.push(`${this.name}_sum${labelText(s.labels)} ${num(s.sum)}`);
       lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);

@@ -23,12 +23,34 @@ import { noteMissingStep, requestStep } from "./step.js";
 import { routedScoreResponse, routedSpecBody } from "./routes.js";
 
 /** Checks the envelope `{"rollouts": [...]}`: an object, an array within the size limit. */
-export function rolloutsOf(ctx: ServerContext, c: Context, body: unknown): { rollouts: unknown[] } | { response: Response } {
-  if (!isObject(body)) return { response: errorResponse(c, 400, "bad_request", 'request body: expected a JSON object like {"rollouts": [...]}') };
+export function rolloutsOf(
+  ctx: ServerContext,
+  c: Context,
+  body: unknown,
+): { rollouts: unknown[] } | { response: Response } {
+  if (!isObject(body))
+    return {
+      response: errorResponse(c, 400, "bad_request", 'request body: expected a JSON object like {"rollouts": [...]}'),
+    };
   const rs = body.rollouts;
-  if (!Array.isArray(rs)) return { response: errorResponse(c, 400, "bad_request", `rollouts: expected an array, got ${rs === undefined ? "nothing" : typeof rs}`) };
+  if (!Array.isArray(rs))
+    return {
+      response: errorResponse(
+        c,
+        400,
+        "bad_request",
+        `rollouts: expected an array, got ${rs === undefined ? "nothing" : typeof rs}`,
+      ),
+    };
   if (rs.length > ctx.options.maxRollouts)
-    return { response: errorResponse(c, 413, "too_large", `rollouts: ${rs.length} exceeds the limit of ${ctx.options.maxRollouts} per request; split the batch`) };
+    return {
+      response: errorResponse(
+        c,
+        413,
+        "too_large",
+        `rollouts: ${rs.length} exceeds the limit of ${ctx.options.maxRollouts} per request; split the batch`,
+      ),
+    };
   return { rollouts: rs };
 }
 
@@ -39,12 +61,22 @@ export function rolloutsOf(ctx: ServerContext, c: Context, body: unknown): { rol
 export function admit(ctx: ServerContext, c: Context, n?: number): Response | undefined {
   if (n === undefined ? !ctx.admission.full : n === 0 || ctx.admission.tryAcquire(n)) return undefined;
   const s = ctx.admission.retryAfter(n ?? 1);
-  return errorResponse(c, 429, "overloaded", `queue full (${ctx.admission.depth}/${ctx.admission.capacity} rollouts pending); retry after ${s} s`, { "Retry-After": String(s) });
+  return errorResponse(
+    c,
+    429,
+    "overloaded",
+    `queue full (${ctx.admission.depth}/${ctx.admission.capacity} rollouts pending); retry after ${s} s`,
+    { "Retry-After": String(s) },
+  );
 }
 
 function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {
   const out: Record<string, ComponentResult> = {};
-  for (const [k, r] of Object.entries(components)) out[k] = r.reason === undefined ? { score: r.score, status: r.status } : { score: r.score, status: r.status, reason: r.reason };
+  for (const [k, r] of Object.entries(components))
+    out[k] =
+      r.reason === undefined
+        ? { score: r.score, status: r.status }
+        : { score: r.score, status: r.status, reason: r.reason };
   return out;
 }
 
@@ -61,7 +93,8 @@ export function scoreHandler(ctx: ServerContext) {
     const { details } = body.value as { details?: unknown };
     const step = requestStep(c, (body.value as { step?: unknown }).step);
     if ("error" in step) return errorResponse(c, 400, "bad_request", step.error);
-    if (details !== undefined && typeof details !== "boolean") return errorResponse(c, 400, "bad_request", "details: expected true or false");
+    if (details !== undefined && typeof details !== "boolean")
+      return errorResponse(c, 400, "bad_request", "details: expected true or false");
     const parsed = parseRollouts(env.rollouts, "score", step.step);
     const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
     const refused = admit(ctx, c, valid.length);
@@ -79,12 +112,20 @@ export function scoreHandler(ctx: ServerContext) {
       if ("error" in p) return { id: p.id, reward: null, components: null, advantage: null, error: p.error };
       const s = batch.scores[k]!;
       const components = componentsRecord(ctx.spec, s.results);
-      return { id: p.id, reward: s.reward, components: details === false ? stripDetails(components) : components, advantage: nullable(batch.advantages[k++]!) };
+      return {
+        id: p.id,
+        reward: s.reward,
+        components: details === false ? stripDetails(components) : components,
+        advantage: nullable(batch.advantages[k++]!),
+      };
     });
-    return c.json({ results, spec: { name: ctx.spec.name, hash: ctx.spec.hash }, timing_ms: Math.round((performance.now() - t0) * 100) / 100 });
+    return c.json({
+      results,
+      spec: { name: ctx.spec.name, hash: ctx.spec.hash },
+      timing_ms: Math.round((performance.now() - t0) * 100) / 100,
+    });
   };
 }
-
 
 /**
  * `POST /v1/advantages`: advantages of already-scored rollouts, with the spec's estimator or another one, through
@@ -95,21 +136,31 @@ export function scoreHandler(ctx: ServerContext) {
  */
 export function advantagesHandler(ctx: ServerContext) {
   return async (c: Context): Promise<Response> => {
-    if (ctx.routed) return errorResponse(c, 400, "bad_request", "this server routes rollouts to several specs, each with its own estimator: /v1/score returns each rollout's advantage from its route; /v1/advantages takes a single spec (serve a route's spec on its own)");
+    if (ctx.routed)
+      return errorResponse(
+        c,
+        400,
+        "bad_request",
+        "this server routes rollouts to several specs, each with its own estimator: /v1/score returns each rollout's advantage from its route; /v1/advantages takes a single spec (serve a route's spec on its own)",
+      );
     const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);
     if ("response" in env) return env.response;
     const req = body.value as { estimator?: unknown; preset?: unknown; options?: unknown; on_unscorable?: unknown };
-    if (req.estimator !== undefined && typeof req.estimator !== "string") return errorResponse(c, 400, "bad_request", "estimator: expected a string");
-    if (req.preset !== undefined && typeof req.preset !== "string") return errorResponse(c, 400, "bad_request", "preset: expected a string");
-    if (req.options !== undefined && !isObject(req.options)) return errorResponse(c, 400, "bad_request", "options: expected an object");
-    if (req.on_unscorable !== undefined && req.on_unscorable !== "zero" && req.on_unscorable !== "exclude") return errorResponse(c, 400, "bad_request", 'on_unscorable: expected "zero" or "exclude"');
-    const onUnscorable = (req.on_unscorable) ?? ctx.spec.onUnscorable;
+    if (req.estimator !== undefined && typeof req.estimator !== "string")
+      return errorResponse(c, 400, "bad_request", "estimator: expected a string");
+    if (req.preset !== undefined && typeof req.preset !== "string")
+      return errorResponse(c, 400, "bad_request", "preset: expected a string");
+    if (req.options !== undefined && !isObject(req.options))
+      return errorResponse(c, 400, "bad_request", "options: expected an object");
+    if (req.on_unscorable !== undefined && req.on_unscorable !== "zero" && req.on_unscorable !== "exclude")
+      return errorResponse(c, 400, "bad_request", 'on_unscorable: expected "zero" or "exclude"');
+    const onUnscorable = req.on_unscorable ?? ctx.spec.onUnscorable;
     let plan: AdvantagePlan = { ...planFromSpec(ctx.spec), onUnscorable };
     if (req.estimator !== undefined || req.preset !== undefined || req.options !== undefined) {
       try {
-        plan = planFor((req.estimator) ?? plan.estimator.name, req.preset, (req.options) ?? {}, onUnscorable, ctx.spec);
+        plan = planFor(req.estimator ?? plan.estimator.name, req.preset, req.options ?? {}, onUnscorable, ctx.spec);
       } catch (e) {
         return errorResponse(c, 400, "bad_request", (e as Error).message);
       }
@@ -117,19 +168,24 @@ export function advantagesHandler(ctx: ServerContext) {
     const rows = new ScoredRows(plan);
     const fields = plan.stratumKey !== undefined ? { stratumKey: plan.stratumKey } : {};
     // each entry: its slot in the estimator's arrays, or the problem that kept it out
-    const entries = parseRollouts(env.rollouts, "advantages").map((p): { id: string; k: number } | { id: string; error: RolloutError } => {
-      if ("error" in p) return p;
-      const s = readScoredRecord(env.rollouts[p.index] as Record<string, unknown>, p.rollout.group, fields);
-      if ("problem" in s) return { id: p.id, error: { field: `rollouts[${p.index}].${s.problem.field}`, message: s.problem.message } };
-      return { id: p.id, k: rows.add(s.row) };
-    });
+    const entries = parseRollouts(env.rollouts, "advantages").map(
+      (p): { id: string; k: number } | { id: string; error: RolloutError } => {
+        if ("error" in p) return p;
+        const s = readScoredRecord(env.rollouts[p.index] as Record<string, unknown>, p.rollout.group, fields);
+        if ("problem" in s)
+          return { id: p.id, error: { field: `rollouts[${p.index}].${s.problem.field}`, message: s.problem.message } };
+        return { id: p.id, k: rows.add(s.row) };
+      },
+    );
     let adv: Float64Array;
     try {
       adv = rows.compute().advantages;
     } catch (e) {
       return errorResponse(c, 400, "bad_request", (e as Error).message);
     }
-    const results = entries.map((e) => ("error" in e ? { id: e.id, advantage: null, error: e.error } : { id: e.id, advantage: nullable(adv[e.k]!) }));
+    const results = entries.map((e) =>
+      "error" in e ? { id: e.id, advantage: null, error: e.error } : { id: e.id, advantage: nullable(adv[e.k]!) },
+    );
     return c.json({ results, estimator: { name: plan.estimator.name, options: plan.options } });
   };
 }
@@ -143,7 +199,12 @@ export function specHandler(ctx: ServerContext) {
     components: ctx.spec.components.map((c) => c.name),
     spec: ctx.spec.plain as unknown,
     ...(ctx.routed ? routedSpecBody(ctx) : {}),
-    limits: { max_body_bytes: o.maxBodyBytes, max_rollouts: o.maxRollouts, max_queue: o.maxQueue, rollout_timeout_ms: o.rolloutTimeoutMs },
+    limits: {
+      max_body_bytes: o.maxBodyBytes,
+      max_rollouts: o.maxRollouts,
+      max_queue: o.maxQueue,
+      rollout_timeout_ms: o.rolloutTimeoutMs,
+    },
     protocol: "rewardkit/v1",
   };
   return (c: Context): Response => c.json(body);

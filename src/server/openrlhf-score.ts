@@ -11,7 +11,9 @@ import type { CompiledSpec } from "../spec/types.js";
  * the reward clamped to [0, 1] (null → 0).
  * @returns a function of one rollout's component results and reward giving its score in [0, 1].
  */
-export function openrlhfScore(spec: CompiledSpec): (results: readonly ComponentResult[], reward: number | null) => number {
+export function openrlhfScore(
+  spec: CompiledSpec,
+): (results: readonly ComponentResult[], reward: number | null) => number {
   const agg = spec.aggregate;
   const k = spec.components.findIndex((c, i) => agg.uses[i] && (!agg.weighted || c.weight > 0));
   if (k >= 0) return (results) => (passes(spec, results, k) ? 1 : 0);

@@ -21,9 +21,13 @@ describe("stripQuery (OpenRLHF query → response)", () => {
   });
 
   it("without a matching prompt, the last assistant header locates the response", () => {
-    const llama = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nQ<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nA<|eot_id|>";
+    const llama =
+      "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nQ<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nA<|eot_id|>";
     expect(stripQuery(llama, "raw question not in the query")).toEqual({ response: "A", method: "header" });
-    expect(stripQuery("<start_of_turn>user\nQ<end_of_turn>\n<start_of_turn>model\nB<end_of_turn>", undefined)).toEqual({ response: "B", method: "header" });
+    expect(stripQuery("<start_of_turn>user\nQ<end_of_turn>\n<start_of_turn>model\nB<end_of_turn>", undefined)).toEqual({
+      response: "B",
+      method: "header",
+    });
     expect(stripQuery("plain text</s>", "")).toEqual({ response: "plain text", method: "none" });
   });
 
@@ -35,14 +39,26 @@ describe("stripQuery (OpenRLHF query → response)", () => {
   it("templated prompt (existing behaviour): the response starts right after it, even when it mentions a header", () => {
     expect(stripQuery(qwen + "Assistant: 4<|im_end|>", qwen)).toEqual({ response: "Assistant: 4", method: "prompt" });
     const ds = "User: Hi\n\nAssistant:";
-    expect(stripQuery(ds + " Assistant: 4<｜end▁of▁sentence｜>", ds)).toEqual({ response: " Assistant: 4", method: "prompt" });
+    expect(stripQuery(ds + " Assistant: 4<｜end▁of▁sentence｜>", ds)).toEqual({
+      response: " Assistant: 4",
+      method: "prompt",
+    });
   });
 
   describe("raw question in prompts[i] (found inside the user turn): the response starts after the last assistant header", () => {
     const cases: Array<[string, string]> = [
-      ["ChatML (the reported repro)", "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|>"],
-      ["ChatML with a system turn and padding", "<|endoftext|><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|><|endoftext|>"],
-      ["Llama 3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHalf?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n\\boxed{0.5}<|eot_id|>"],
+      [
+        "ChatML (the reported repro)",
+        "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|>",
+      ],
+      [
+        "ChatML with a system turn and padding",
+        "<|endoftext|><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|><|endoftext|>",
+      ],
+      [
+        "Llama 3",
+        "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHalf?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n\\boxed{0.5}<|eot_id|>",
+      ],
       ["Gemma", "<bos><start_of_turn>user\nHalf?<end_of_turn>\n<start_of_turn>model\n\\boxed{0.5}<end_of_turn>\n<eos>"],
       ["Mistral", "<s>[INST] Half? [/INST] \\boxed{0.5}</s>"],
       ["DeepSeek R1", "<｜begin▁of▁sentence｜><｜User｜>Half?<｜Assistant｜>\\boxed{0.5}<｜end▁of▁sentence｜>"],
@@ -56,7 +72,8 @@ describe("stripQuery (OpenRLHF query → response)", () => {
     }
 
     it("multi-turn: the last assistant header after the question wins", () => {
-      const q = "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\nOf what?<|im_end|>\n<|im_start|>user\nOf one.<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|>";
+      const q =
+        "<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\nOf what?<|im_end|>\n<|im_start|>user\nOf one.<|im_end|>\n<|im_start|>assistant\n\\boxed{0.5}<|im_end|>";
       expect(stripQuery(q, "Half?")).toEqual({ response: "\\boxed{0.5}", method: "prompt_header" });
     });
 
@@ -67,14 +84,20 @@ describe("stripQuery (OpenRLHF query → response)", () => {
     });
 
     it("template-free query: no header follows the question, the response starts right after it", () => {
-      expect(stripQuery("Half? The answer is \\boxed{0.5}</s>", "Half?")).toEqual({ response: " The answer is \\boxed{0.5}", method: "prompt" });
+      expect(stripQuery("Half? The answer is \\boxed{0.5}</s>", "Half?")).toEqual({
+        response: " The answer is \\boxed{0.5}",
+        method: "prompt",
+      });
       expect(stripQuery("Half?\n\\boxed{0.5}", "Half?")).toEqual({ response: "\n\\boxed{0.5}", method: "prompt" });
     });
   });
 
   it("a response that recovers empty is returned as empty (the server counts and logs it)", () => {
     expect(stripQuery(qwen + "<|im_end|><|endoftext|>", qwen)).toEqual({ response: "", method: "prompt" });
-    expect(stripQuery("<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n  \n<|im_end|>", "Half?")).toEqual({ response: "", method: "prompt_header" });
+    expect(stripQuery("<|im_start|>user\nHalf?<|im_end|>\n<|im_start|>assistant\n  \n<|im_end|>", "Half?")).toEqual({
+      response: "",
+      method: "prompt_header",
+    });
   });
 });
 
@@ -82,13 +105,19 @@ describe("emptyResponseWarner", () => {
   it("one line per call, at most one per interval; skipped calls are counted in the next line", () => {
     const lines: string[] = [];
     let t = 0;
-    const warn = emptyResponseWarner((l) => lines.push(l), () => t, 1000);
+    const warn = emptyResponseWarner(
+      (l) => lines.push(l),
+      () => t,
+      1000,
+    );
     warn(2, 8, { index: 3, method: "prompt_header" });
     t = 500;
     warn(1, 8, { index: 0, method: "prompt" });
     warn(1, 8, { index: 0, method: "prompt" });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^rewardkit serve: \/get_reward: 2 of 8 responses recovered empty from query \(first: query\[3\], located by prompt_header\)/);
+    expect(lines[0]).toMatch(
+      /^rewardkit serve: \/get_reward: 2 of 8 responses recovered empty from query \(first: query\[3\], located by prompt_header\)/,
+    );
     expect(lines[0]!.endsWith("\n")).toBe(true);
     expect(lines[0]!.slice(0, -1)).not.toContain("\n");
     t = 1500;
@@ -116,17 +145,24 @@ describe("decodeLabel (structured references carried as JSON strings)", () => {
 
 describe("openrlhfScore (OpenRLHF's scores, in [0, 1])", () => {
   const spec = (yaml: string) => parseSpec(yaml, "s.yaml");
-  const r = (...scores: Array<number | null>) => scores.map((score) => (score === null ? unscorable("no_answer") : ok(score)));
+  const r = (...scores: Array<number | null>) =>
+    scores.map((score) => (score === null ? unscorable("no_answer") : ok(score)));
 
   it("the pass of the first component that counts in the reward", () => {
-    const f = openrlhfScore(spec("components:\n  - {name: fmt, type: think-format, weight: 0}\n  - {name: acc, type: math, weight: 2}\n  - {name: len, type: overlong, maxLength: 10, bufferLength: 5}\n"));
+    const f = openrlhfScore(
+      spec(
+        "components:\n  - {name: fmt, type: think-format, weight: 0}\n  - {name: acc, type: math, weight: 2}\n  - {name: len, type: overlong, maxLength: 10, bufferLength: 5}\n",
+      ),
+    );
     expect(f(r(1, 1, -0.5), 1.5)).toBe(1); // total 1.5, but the score is acc's pass
     expect(f(r(1, 0, 0), 0)).toBe(0);
     expect(f(r(1, null, 0), 0)).toBe(0); // unscorable fails
   });
 
   it("honours passThreshold", () => {
-    const f = openrlhfScore(spec("components:\n  - {name: len, type: overlong, maxLength: 10, bufferLength: 5, passThreshold: -0.5}\n"));
+    const f = openrlhfScore(
+      spec("components:\n  - {name: len, type: overlong, maxLength: 10, bufferLength: 5, passThreshold: -0.5}\n"),
+    );
     expect(f(r(-0.4), -0.4)).toBe(1);
     expect(f(r(-0.6), -0.6)).toBe(0);
   });

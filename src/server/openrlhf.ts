@@ -103,7 +103,11 @@ function endsWithAssistantHeader(text: string): boolean {
  * @example stripQuery("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>", "Hi")
  *   → { response: "Hello!", method: "prompt_header" }
  */
-export function stripQuery(query: string, prompt: string | null | undefined, endTokens: readonly string[] = END_TOKENS): { response: string; method: StripMethod } {
+export function stripQuery(
+  query: string,
+  prompt: string | null | undefined,
+  endTokens: readonly string[] = END_TOKENS,
+): { response: string; method: StripMethod } {
   let response = query;
   let method: StripMethod = "none";
   const at = prompt ? query.indexOf(prompt) : -1;
@@ -140,7 +144,11 @@ export const EMPTY_WARNING_INTERVAL_MS = 10_000;
  * One stderr line per request with empty recovered responses, at most one per `intervalMs`; the lines skipped in
  * between are counted in the next one. `write` and `now` are injectable for tests.
  */
-export function emptyResponseWarner(write: (line: string) => void = (l) => process.stderr.write(l), now: () => number = Date.now, intervalMs = EMPTY_WARNING_INTERVAL_MS) {
+export function emptyResponseWarner(
+  write: (line: string) => void = (l) => process.stderr.write(l),
+  now: () => number = Date.now,
+  intervalMs = EMPTY_WARNING_INTERVAL_MS,
+) {
   let last = -Infinity;
   let skipped = 0;
   return (empty: number, total: number, example: { index: number; method: StripMethod }): void => {
@@ -198,13 +206,35 @@ export function getRewardHandler(ctx: ServerContext) {
     const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const b = body.value;
-    if (!isObject(b)) return errorResponse(c, 400, "bad_request", 'request body: expected a JSON object like {"query": [...], "prompts": [...], "labels": [...]}');
+    if (!isObject(b))
+      return errorResponse(
+        c,
+        400,
+        "bad_request",
+        'request body: expected a JSON object like {"query": [...], "prompts": [...], "labels": [...]}',
+      );
     const { query, prompts, labels } = b;
-    if (!Array.isArray(query) || !query.every((q) => typeof q === "string")) return errorResponse(c, 400, "bad_request", "query: expected an array of strings");
-    if (query.length > ctx.options.maxRollouts) return errorResponse(c, 413, "too_large", `query: ${query.length} exceeds the limit of ${ctx.options.maxRollouts} per request`);
-    for (const [name, v] of [["prompts", prompts], ["labels", labels]] as const) {
+    if (!Array.isArray(query) || !query.every((q) => typeof q === "string"))
+      return errorResponse(c, 400, "bad_request", "query: expected an array of strings");
+    if (query.length > ctx.options.maxRollouts)
+      return errorResponse(
+        c,
+        413,
+        "too_large",
+        `query: ${query.length} exceeds the limit of ${ctx.options.maxRollouts} per request`,
+      );
+    for (const [name, v] of [
+      ["prompts", prompts],
+      ["labels", labels],
+    ] as const) {
       if (v === undefined || v === null) continue;
-      if (!Array.isArray(v) || v.length !== query.length) return errorResponse(c, 400, "bad_request", `${name}: expected an array of the same length as query (${query.length})`);
+      if (!Array.isArray(v) || v.length !== query.length)
+        return errorResponse(
+          c,
+          400,
+          "bad_request",
+          `${name}: expected an array of the same length as query (${query.length})`,
+        );
       if (name === "labels") continue; // any JSON: strings, numbers, lists, objects (structured references)
       const bad = v.findIndex((x) => x !== null && typeof x !== "string");
       if (bad >= 0) return errorResponse(c, 400, "bad_request", `${name}[${bad}]: expected a string or null`);
@@ -215,7 +245,7 @@ export function getRewardHandler(ctx: ServerContext) {
     const ls = (labels ?? []) as unknown[];
     const rollouts: Rollout[] = [];
     const empty: Array<{ index: number; method: StripMethod }> = [];
-    (query).forEach((q, i) => {
+    query.forEach((q, i) => {
       const prompt = ps[i] ?? undefined;
       const { response, method } = stripQuery(q, prompt, endTokens);
       if (method === "header" || method === "none") ctx.metrics.promptNotFound.inc({ located_by: method });

@@ -66,12 +66,27 @@ export function resolveOptions(o: Partial<ServerOptions>): ServerOptions {
   // defaults that follow other settings: a smaller queue caps the batch size, a larger body the bytes in flight
   if (given.maxRollouts === undefined) r.maxRollouts = Math.min(DEFAULTS.maxRollouts, r.maxQueue);
   if (given.maxInflightBytes === undefined) r.maxInflightBytes = Math.floor(1.5 * r.maxBodyBytes);
-  for (const k of ["maxBodyBytes", "maxRollouts", "maxQueue", "maxRequests", "maxInflightBytes", "rolloutTimeoutMs", "drainTimeoutMs"] as const) {
+  for (const k of [
+    "maxBodyBytes",
+    "maxRollouts",
+    "maxQueue",
+    "maxRequests",
+    "maxInflightBytes",
+    "rolloutTimeoutMs",
+    "drainTimeoutMs",
+  ] as const) {
     if (!Number.isFinite(r[k]) || r[k] <= 0) throw new Error(`${k}: expected a positive number, got ${r[k]}`);
   }
-  if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new Error(`port: expected 0..65535, got ${r.port}`);
-  if (r.maxRollouts > r.maxQueue) throw new Error(`maxRollouts (${r.maxRollouts}) exceeds maxQueue (${r.maxQueue}): such a request could never be admitted`);
-  if (r.maxInflightBytes < r.maxBodyBytes) throw new Error(`maxInflightBytes (${r.maxInflightBytes}) is below maxBodyBytes (${r.maxBodyBytes}): a body of the largest size could never be admitted`);
+  if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535)
+    throw new Error(`port: expected 0..65535, got ${r.port}`);
+  if (r.maxRollouts > r.maxQueue)
+    throw new Error(
+      `maxRollouts (${r.maxRollouts}) exceeds maxQueue (${r.maxQueue}): such a request could never be admitted`,
+    );
+  if (r.maxInflightBytes < r.maxBodyBytes)
+    throw new Error(
+      `maxInflightBytes (${r.maxInflightBytes}) is below maxBodyBytes (${r.maxBodyBytes}): a body of the largest size could never be admitted`,
+    );
   if (r.token === "") throw new Error("token: empty");
   return r;
 }

@@ -10,7 +10,8 @@ export interface RolloutError {
 }
 
 /** One validated rollout, or the problem that kept it out, at its request index. */
-export type Parsed = { index: number; id: string; rollout: Rollout } | { index: number; id: string; error: RolloutError };
+export type Parsed =
+  { index: number; id: string; rollout: Rollout } | { index: number; id: string; error: RolloutError };
 
 function idOf(record: unknown, index: number): string {
   const id = isObject(record) ? record.id : undefined;
@@ -22,7 +23,15 @@ export function parseRollouts(records: readonly unknown[], needs: "score" | "adv
   return records.map((record, index) => {
     const id = idOf(record, index);
     const r = toRollout(record, index, {}, needs);
-    if ("problem" in r) return { index, id, error: { field: `rollouts[${index}]${r.problem.field ? "." + r.problem.field : ""}`, message: r.problem.message } };
+    if ("problem" in r)
+      return {
+        index,
+        id,
+        error: {
+          field: `rollouts[${index}]${r.problem.field ? "." + r.problem.field : ""}`,
+          message: r.problem.message,
+        },
+      };
     r.rollout.id = id;
     if (step !== undefined && r.rollout.step === undefined) r.rollout.step = step;
     return { index, id, rollout: r.rollout };

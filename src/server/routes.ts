@@ -24,8 +24,17 @@ import type { ComponentResult } from "../core/types.js";
  */
 export function envelopeSpec(routed: RoutedSpec): CompiledSpec {
   const first = routed.routes.values().next().value as CompiledSpec;
-  const schedules = [...routed.routes.entries()].flatMap(([k, s]) => s.schedules.map((x) => ({ ...x, path: `routes.${k}.${x.path}` })));
-  return { ...first, name: routed.name, hash: routed.hash, components: [], schedules, plain: { ...first.plain, name: routed.name, components: [] } };
+  const schedules = [...routed.routes.entries()].flatMap(([k, s]) =>
+    s.schedules.map((x) => ({ ...x, path: `routes.${k}.${x.path}` })),
+  );
+  return {
+    ...first,
+    name: routed.name,
+    hash: routed.hash,
+    components: [],
+    schedules,
+    plain: { ...first.plain, name: routed.name, components: [] },
+  };
 }
 
 /** A {@link Scorer} face of a routed scorer for the server's shared parts (metrics, shutdown): it scores nothing itself. */
@@ -45,7 +54,8 @@ export function scorerFace(routed: RoutedScorer, spec: CompiledSpec): Scorer {
 /** Per-route contexts reading through to the server's own (options, admission, metrics, draining). */
 export function routeContexts(ctx: ServerContext, scorer: RoutedScorer): Map<string, ServerContext> {
   const out = new Map<string, ServerContext>();
-  for (const [key, s] of scorer.scorers) out.set(key, Object.assign(Object.create(ctx) as ServerContext, { spec: s.spec, scorer: s }));
+  for (const [key, s] of scorer.scorers)
+    out.set(key, Object.assign(Object.create(ctx) as ServerContext, { spec: s.spec, scorer: s }));
   return out;
 }
 
@@ -63,7 +73,11 @@ interface RoutedScored {
  * Scores a request's rollouts, each by its route ({@link scoreRollouts} per route, concurrently), advantages per
  * route; `settled` once every route's work has finished. A group spanning routes gets no advantage.
  */
-export async function routedScoreRollouts(ctx: ServerContext, rollouts: readonly Rollout[], settled: () => void = () => {}): Promise<RoutedScored> {
+export async function routedScoreRollouts(
+  ctx: ServerContext,
+  rollouts: readonly Rollout[],
+  settled: () => void = () => {},
+): Promise<RoutedScored> {
   const r = ctx.routed!;
   const { keys, problems, parts } = partition(r.spec, rollouts);
   const n = rollouts.length;
@@ -102,7 +116,11 @@ export async function routedScoreRollouts(ctx: ServerContext, rollouts: readonly
 
 function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {
   const out: Record<string, ComponentResult> = {};
-  for (const [k, r] of Object.entries(components)) out[k] = r.reason === undefined ? { score: r.score, status: r.status } : { score: r.score, status: r.status, reason: r.reason };
+  for (const [k, r] of Object.entries(components))
+    out[k] =
+      r.reason === undefined
+        ? { score: r.score, status: r.status }
+        : { score: r.score, status: r.status, reason: r.reason };
   return out;
 }
 
@@ -111,7 +129,13 @@ function stripDetails(components: Record<string, ComponentResult>): Record<strin
  * rollout without a route gets an `error` naming the routing field and its value (and `route: null`), the rest is
  * scored. `warnings` appears when a group spans routes.
  */
-export async function routedScoreResponse(ctx: ServerContext, c: Context, parsed: readonly Parsed[], details: boolean | undefined, t0: number): Promise<Response> {
+export async function routedScoreResponse(
+  ctx: ServerContext,
+  c: Context,
+  parsed: readonly Parsed[],
+  details: boolean | undefined,
+  t0: number,
+): Promise<Response> {
   const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
   const b = await routedScoreRollouts(
     ctx,
@@ -126,13 +150,31 @@ export async function routedScoreResponse(ctx: ServerContext, c: Context, parsed
     const s = b.scores[j];
     if (!s) {
       unrouted++;
-      return { id: p.id, reward: null, components: null, advantage: null, route: null, error: { field: `rollouts[${p.index}].${b.problems[j]!.field}`, message: b.problems[j]!.message } };
+      return {
+        id: p.id,
+        reward: null,
+        components: null,
+        advantage: null,
+        route: null,
+        error: { field: `rollouts[${p.index}].${b.problems[j]!.field}`, message: b.problems[j]!.message },
+      };
     }
     const components = componentsRecord(b.specs[j]!, s.results);
-    return { id: p.id, reward: s.reward, components: details === false ? stripDetails(components) : components, advantage: nullable(b.advantages[j]!), route: b.keys[j] };
+    return {
+      id: p.id,
+      reward: s.reward,
+      components: details === false ? stripDetails(components) : components,
+      advantage: nullable(b.advantages[j]!),
+      route: b.keys[j],
+    };
   });
   ctx.metrics.rolloutErrors.inc({}, parsed.length - valid.length + unrouted);
-  return c.json({ results, spec: { name: ctx.spec.name, hash: ctx.spec.hash }, ...(b.warnings.length > 0 ? { warnings: b.warnings } : {}), timing_ms: Math.round((performance.now() - t0) * 100) / 100 });
+  return c.json({
+    results,
+    spec: { name: ctx.spec.name, hash: ctx.spec.hash },
+    ...(b.warnings.length > 0 ? { warnings: b.warnings } : {}),
+    timing_ms: Math.round((performance.now() - t0) * 100) / 100,
+  });
 }
 
 /**
@@ -151,11 +193,16 @@ export async function routedGetReward(ctx: ServerContext, c: Context, rollouts: 
     scoreOf.set(key, openrlhfScore(sub.spec));
     extra[`route/${key}`] = b.keys.map((k) => (k === key ? 1 : 0));
     sub.spec.components.forEach((comp, ci) => {
-      extra[`${key}/${comp.name}`] = Array.from({ length: n }, (_, i) => (b.keys[i] === key ? (b.scores[i]!.results[ci]!.score ?? 0) : 0));
+      extra[`${key}/${comp.name}`] = Array.from({ length: n }, (_, i) =>
+        b.keys[i] === key ? (b.scores[i]!.results[ci]!.score ?? 0) : 0,
+      );
     });
   }
   const missing = b.problems.find((p) => p !== undefined);
-  if (missing) process.stderr.write(`rewardkit serve: /get_reward: ${b.keys.filter((k) => k === null).length} of ${n} rollouts had no route (${missing.message}); sent reward 0.0 with extra_logs.no_route = 1.0\n`);
+  if (missing)
+    process.stderr.write(
+      `rewardkit serve: /get_reward: ${b.keys.filter((k) => k === null).length} of ${n} rollouts had no route (${missing.message}); sent reward 0.0 with extra_logs.no_route = 1.0\n`,
+    );
   const rewards = b.scores.map((s) => s?.reward ?? 0);
   const scores = b.scores.map((s, i) => (s ? scoreOf.get(b.keys[i]!)!(s.results, s.reward) : 0));
   return c.json({ rewards, scores, extra_logs: extra });
@@ -165,5 +212,12 @@ export async function routedGetReward(ctx: ServerContext, c: Context, rollouts: 
 export function routedSpecBody(ctx: ServerContext): Record<string, unknown> {
   const r = ctx.routed!;
   const names = [...new Set([...r.spec.routes.values()].flatMap((s) => s.components.map((c) => c.name)))];
-  return { name: r.spec.name, hash: r.spec.hash, by: r.spec.by, routes: [...r.spec.routes.keys()], components: names, spec: r.spec.plain };
+  return {
+    name: r.spec.name,
+    hash: r.spec.hash,
+    by: r.spec.by,
+    routes: [...r.spec.routes.keys()],
+    components: names,
+    spec: r.spec.plain,
+  };
 }

@@ -12,7 +12,11 @@ export interface ScoredBatch {
   advantages: Float64Array;
 }
 
-function allUnscorable(ctx: ServerContext, reason: "timeout" | "worker_error", details: Record<string, unknown>): RolloutScore {
+function allUnscorable(
+  ctx: ServerContext,
+  reason: "timeout" | "worker_error",
+  details: Record<string, unknown>,
+): RolloutScore {
   const results: ComponentResult[] = ctx.spec.components.map(() => unscorable(reason, details));
   return { results, reward: computeReward(ctx.spec, results) };
 }
@@ -25,7 +29,11 @@ function allUnscorable(ctx: ServerContext, reason: "timeout" | "worker_error", d
  * @param settled called once every rollout's work has really finished (after the answer when the deadline
  *   passed): the caller releases the rollouts' admission then, so the queue bound covers work still running.
  */
-export async function scoreRollouts(ctx: ServerContext, rollouts: readonly Rollout[], settled: () => void = () => {}): Promise<ScoredBatch> {
+export async function scoreRollouts(
+  ctx: ServerContext,
+  rollouts: readonly Rollout[],
+  settled: () => void = () => {},
+): Promise<ScoredBatch> {
   const n = rollouts.length;
   const scores = new Array<RolloutScore | undefined>(n);
   if (n === 0) settled();

@@ -8,7 +8,8 @@ function ctxOf(yaml: string): ServerContext {
   const requestsWithoutStep = new Counter("rewardkit_requests_without_step_total", "h");
   return { spec: parseSpec(yaml, "s.yaml"), metrics: { requestsWithoutStep } } as unknown as ServerContext;
 }
-const SCHEDULED = "name: ramp\ncomponents:\n  - {name: acc, type: math, weight: {schedule: linear, from: 0, to: 1, endStep: 100}}\n";
+const SCHEDULED =
+  "name: ramp\ncomponents:\n  - {name: acc, type: math, weight: {schedule: linear, from: 0, to: 1, endStep: 100}}\n";
 
 describe("noteMissingStep", () => {
   it("counts every request of a scheduled spec that leaves rollouts without a step, and warns once", () => {
@@ -21,7 +22,9 @@ describe("noteMissingStep", () => {
       '# HELP rewardkit_requests_without_step_total h\n# TYPE rewardkit_requests_without_step_total counter\nrewardkit_requests_without_step_total{route="/get_reward"} 1\nrewardkit_requests_without_step_total{route="/v1/score"} 1',
     );
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('spec "ramp" has schedules (components.acc.weight) but /get_reward got 2 of 2 rollouts without a training step');
+    expect(lines[0]).toContain(
+      'spec "ramp" has schedules (components.acc.weight) but /get_reward got 2 of 2 rollouts without a training step',
+    );
     expect(lines[0]).toContain("X-Rewardkit-Step");
   });
 

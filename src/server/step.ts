@@ -30,13 +30,15 @@ function stepValue(v: unknown): number | undefined {
  */
 export function requestStep(c: Context, bodyStep: unknown): { step: number | undefined } | { error: string } {
   if (bodyStep !== undefined && bodyStep !== null) {
-    if (typeof bodyStep !== "number" || stepValue(bodyStep) === undefined) return { error: `step: expected a non-negative integer, got ${JSON.stringify(bodyStep)}` };
+    if (typeof bodyStep !== "number" || stepValue(bodyStep) === undefined)
+      return { error: `step: expected a non-negative integer, got ${JSON.stringify(bodyStep)}` };
     return { step: bodyStep };
   }
   const h = c.req.header(STEP_HEADER);
   if (h === undefined || h.trim() === "") return { step: undefined };
   const s = stepValue(h);
-  if (s === undefined) return { error: `${STEP_HEADER} header: expected a non-negative integer, got ${JSON.stringify(h)}` };
+  if (s === undefined)
+    return { error: `${STEP_HEADER} header: expected a non-negative integer, got ${JSON.stringify(h)}` };
   return { step: s };
 }
 
@@ -46,7 +48,13 @@ export function requestStep(c: Context, bodyStep: unknown): { step: number | und
  * Counts the request in `rewardkit_requests_without_step_total{route}`; the first such request of the server's
  * life writes one warning line (`write`, stderr by default).
  */
-export function noteMissingStep(ctx: ServerContext, route: string, missing: number, total: number, write: (line: string) => void = (l) => process.stderr.write(l)): void {
+export function noteMissingStep(
+  ctx: ServerContext,
+  route: string,
+  missing: number,
+  total: number,
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): void {
   if (ctx.spec.schedules.length === 0 || missing === 0) return;
   ctx.metrics.requestsWithoutStep.inc({ route });
   if (ctx.stepWarned) return;

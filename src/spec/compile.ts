@@ -23,10 +23,17 @@ export interface CompileOptions {
 }
 
 /** Loads the document's `plugins:` (a list of module paths) into a catalog; issues point at `plugins[i]`. */
-function plugins(data: unknown, baseDir: string): { catalog: Catalog; plugins: LoadedPlugin[] } | { issues: SpecIssue[] } {
-  const list = data !== null && typeof data === "object" && !Array.isArray(data) ? (data as { plugins?: unknown }).plugins : undefined;
+function plugins(
+  data: unknown,
+  baseDir: string,
+): { catalog: Catalog; plugins: LoadedPlugin[] } | { issues: SpecIssue[] } {
+  const list =
+    data !== null && typeof data === "object" && !Array.isArray(data)
+      ? (data as { plugins?: unknown }).plugins
+      : undefined;
   if (list === undefined) return { catalog: BUILTINS, plugins: [] };
-  if (!Array.isArray(list) || !list.every((p) => typeof p === "string" && p !== "")) return { issues: [{ path: ["plugins"], message: "expected a list of module paths (relative to the spec)" }] };
+  if (!Array.isArray(list) || !list.every((p) => typeof p === "string" && p !== ""))
+    return { issues: [{ path: ["plugins"], message: "expected a list of module paths (relative to the spec)" }] };
   const r = withPlugins(list as string[], baseDir);
   if ("issues" in r) return { issues: r.issues.map((i) => ({ path: ["plugins", i.index], message: i.message })) };
   return r;
@@ -51,10 +58,20 @@ type Found = Extract<ReturnType<typeof extractSchedules>, { found: unknown }>["f
  * Validates component `i`'s type and type options (every key but the common ones), also at the extremes of any
  * schedule on a type option. Pushes problems to `issues`; returns the definition and options when valid.
  */
-function typeOptions(c: Record<string, unknown>, i: number, found: Found, issues: SpecIssue[], catalog: Catalog): { def: VerifierDefinition<unknown>; options: Record<string, unknown> } | undefined {
+function typeOptions(
+  c: Record<string, unknown>,
+  i: number,
+  found: Found,
+  issues: SpecIssue[],
+  catalog: Catalog,
+): { def: VerifierDefinition<unknown>; options: Record<string, unknown> } | undefined {
   const def = typeof c.type === "string" ? catalog.verifiers.get(c.type) : undefined;
   if (!def) {
-    if (typeof c.type === "string") issues.push({ path: ["components", i, "type"], message: `unknown verifier type "${c.type}"; known: ${catalog.verifiers.names().join(", ")}` });
+    if (typeof c.type === "string")
+      issues.push({
+        path: ["components", i, "type"],
+        message: `unknown verifier type "${c.type}"; known: ${catalog.verifiers.names().join(", ")}`,
+      });
     return undefined;
   }
   const raw: Record<string, unknown> = {};
@@ -69,26 +86,48 @@ function typeOptions(c: Record<string, unknown>, i: number, found: Found, issues
     if (f.component !== i || COMPONENT_BASE_KEYS.has(f.key)) continue;
     for (const v of f.def.extremes(f.params)) {
       const r = validate(def.options, { ...raw, [f.key]: v }, ["components", i]);
-      if ("issues" in r) issues.push(...r.issues.map((e) => ({ ...e, message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})` })));
+      if ("issues" in r)
+        issues.push(
+          ...r.issues.map((e) => ({
+            ...e,
+            message: `${e.message} (when the ${f.def.name} schedule of ${f.key} is at ${v})`,
+          })),
+        );
     }
   }
   return { def, options: opts.data as Record<string, unknown> };
 }
 
 /** Resolves the `advantage:` block: estimator, preset, options. Pushes problems to `issues`. */
-function advantageBlock(adv: Record<string, unknown>, issues: SpecIssue[], catalog: Catalog): { est?: EstimatorDefinition<unknown>; options: Record<string, unknown> } {
-  const { estimator: estName = "grpo", preset, ...own } = adv as { estimator?: unknown; preset?: unknown } & Record<string, unknown>;
+function advantageBlock(
+  adv: Record<string, unknown>,
+  issues: SpecIssue[],
+  catalog: Catalog,
+): { est?: EstimatorDefinition<unknown>; options: Record<string, unknown> } {
+  const {
+    estimator: estName = "grpo",
+    preset,
+    ...own
+  } = adv as { estimator?: unknown; preset?: unknown } & Record<string, unknown>;
   if (typeof estName !== "string") return { options: {} }; // the schema reports the type
   const est = catalog.estimators.get(estName);
   if (!est) {
-    issues.push({ path: ["advantage", "estimator"], message: `unknown estimator "${estName}"; known: ${catalog.estimators.names().join(", ")}` });
+    issues.push({
+      path: ["advantage", "estimator"],
+      message: `unknown estimator "${estName}"; known: ${catalog.estimators.names().join(", ")}`,
+    });
     return { options: {} };
   }
   if (preset !== undefined && (typeof preset !== "string" || presetNames(est.name).indexOf(preset) < 0)) {
-    issues.push({ path: ["advantage", "preset"], message: `no preset ${JSON.stringify(preset)} for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}` });
+    issues.push({
+      path: ["advantage", "preset"],
+      message: `no preset ${JSON.stringify(preset)} for estimator ${est.name}; known: ${presetNames(est.name).join(", ") || "none"}`,
+    });
     return { est, options: {} };
   }
-  const r = validate(est.options, { ...(preset !== undefined ? presetOptions(est.name, preset) : {}), ...own }, ["advantage"]);
+  const r = validate(est.options, { ...(preset !== undefined ? presetOptions(est.name, preset) : {}), ...own }, [
+    "advantage",
+  ]);
   if ("issues" in r) {
     issues.push(...r.issues);
     return { est, options: {} };
@@ -110,13 +149,18 @@ function partIssues(data: unknown, found: Found, catalog: Catalog): SpecIssue[] 
       if (c === null || typeof c !== "object" || Array.isArray(c)) return;
       const comp = c as Record<string, unknown>;
       if (typeof comp.name === "string") {
-        if (seen.has(comp.name)) issues.push({ path: ["components", i, "name"], message: `duplicate component name "${comp.name}" (also components[${seen.get(comp.name)}])` });
+        if (seen.has(comp.name))
+          issues.push({
+            path: ["components", i, "name"],
+            message: `duplicate component name "${comp.name}" (also components[${seen.get(comp.name)}])`,
+          });
         else seen.set(comp.name, i);
       }
       typeOptions(comp, i, found, issues, catalog);
     });
   }
-  if (d.advantage !== null && typeof d.advantage === "object" && !Array.isArray(d.advantage)) advantageBlock(d.advantage as Record<string, unknown>, issues, catalog);
+  if (d.advantage !== null && typeof d.advantage === "object" && !Array.isArray(d.advantage))
+    advantageBlock(d.advantage as Record<string, unknown>, issues, catalog);
   return issues;
 }
 
@@ -127,7 +171,11 @@ function partIssues(data: unknown, found: Found, catalog: Catalog): SpecIssue[] 
  * @param defaultName name used when the spec has no `name` (the file's base name).
  * @returns the compiled spec, or the list of issues with their document paths.
  */
-export function compileSpec(data: unknown, defaultName: string, options: CompileOptions = {}): { spec: CompiledSpec } | { issues: SpecIssue[] } {
+export function compileSpec(
+  data: unknown,
+  defaultName: string,
+  options: CompileOptions = {},
+): { spec: CompiledSpec } | { issues: SpecIssue[] } {
   // Schedules (`weight: {schedule: linear, ...}`) are taken out first; their step-0 values stand in for them.
   // An OpenAI grader JSON (detected by its `type`) is converted to a spec first; issues point into the grader.
   if (isGraderDocument(data)) {
@@ -146,7 +194,11 @@ export function compileSpec(data: unknown, defaultName: string, options: Compile
   const issues: SpecIssue[] = [];
   const names = new Map<string, number>();
   s.components.forEach((c, i) => {
-    if (names.has(c.name)) issues.push({ path: ["components", i, "name"], message: `duplicate component name "${c.name}" (also components[${names.get(c.name)}])` });
+    if (names.has(c.name))
+      issues.push({
+        path: ["components", i, "name"],
+        message: `duplicate component name "${c.name}" (also components[${names.get(c.name)}])`,
+      });
     else names.set(c.name, i);
   });
 
@@ -158,7 +210,11 @@ export function compileSpec(data: unknown, defaultName: string, options: Compile
     let gate: number | undefined;
     if (c.gate !== undefined) {
       gate = names.get(c.gate);
-      if (gate === undefined) issues.push({ path: ["components", i, "gate"], message: `gate "${c.gate}" names no component; known: ${[...names.keys()].join(", ")}` });
+      if (gate === undefined)
+        issues.push({
+          path: ["components", i, "gate"],
+          message: `gate "${c.gate}" names no component; known: ${[...names.keys()].join(", ")}`,
+        });
       else if (gate === i) issues.push({ path: ["components", i, "gate"], message: "a component cannot gate itself" });
     }
     components.push({
@@ -195,7 +251,10 @@ export function compileSpec(data: unknown, defaultName: string, options: Compile
   const names0 = s.components.map((c) => c.name);
   const sched = compileSchedules(pre.found, names0);
   if ("issues" in sched) issues.push(...sched.issues);
-  const agg = issues.length === 0 ? compileAggregate(s.aggregate, { names: names0, gates: components.map((c) => c.gate) }, catalog.aggregators) : undefined;
+  const agg =
+    issues.length === 0
+      ? compileAggregate(s.aggregate, { names: names0, gates: components.map((c) => c.gate) }, catalog.aggregators)
+      : undefined;
   if (agg && "issues" in agg) issues.push(...agg.issues);
 
   const { est, options: advOptions } = advantageBlock(s.advantage ?? { estimator: "grpo" }, issues, catalog);
@@ -215,7 +274,9 @@ export function compileSpec(data: unknown, defaultName: string, options: Compile
       options: c.options,
     })),
     aggregate: agg.plain,
-    ...(sched.schedules.length > 0 ? { schedules: Object.fromEntries(sched.schedules.map((x) => [x.path, { schedule: x.schedule, ...x.params }])) } : {}),
+    ...(sched.schedules.length > 0
+      ? { schedules: Object.fromEntries(sched.schedules.map((x) => [x.path, { schedule: x.schedule, ...x.params }])) }
+      : {}),
     onUnscorable: s.onUnscorable,
     advantage: { estimator: est.name, options: advOptions },
   };

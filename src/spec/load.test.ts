@@ -16,7 +16,12 @@ describe("parseSpec", () => {
   it("fills defaults and hashes the normalized spec", () => {
     const s = parseSpec("components:\n  - {name: acc, type: exact}\n", "my-spec.yaml");
     expect(s.name).toBe("my-spec");
-    expect(s.plain.components[0]).toMatchObject({ weight: 1, passThreshold: 1, timeoutMs: 1000, options: { caseSensitive: false, whitespace: "collapse", target: "all" } });
+    expect(s.plain.components[0]).toMatchObject({
+      weight: 1,
+      passThreshold: 1,
+      timeoutMs: 1000,
+      options: { caseSensitive: false, whitespace: "collapse", target: "all" },
+    });
     expect(s.onUnscorable).toBe("zero");
     expect(s.advantage.estimator.name).toBe("grpo");
     expect(s.advantage.options).toMatchObject({ std: "unbiased", epsilon: 1e-6 });
@@ -27,7 +32,17 @@ describe("parseSpec", () => {
   });
 
   it("names file, line and field path for a wrong type", () => {
-    const text = ["name: t", "components:", "  - name: acc", "    type: exact", "  - name: len", "    type: overlong", "    weight: heavy", "    maxLength: 100", "    bufferLength: 10"].join("\n");
+    const text = [
+      "name: t",
+      "components:",
+      "  - name: acc",
+      "    type: exact",
+      "  - name: len",
+      "    type: overlong",
+      "    weight: heavy",
+      "    maxLength: 100",
+      "    bufferLength: 10",
+    ].join("\n");
     expect(problems(text)).toEqual(["spec.yaml:7:5 components[1].weight: expected number, received string"]);
   });
 
@@ -47,7 +62,9 @@ describe("parseSpec", () => {
       "  estimator: ppo",
     ].join("\n");
     const p = problems(text);
-    expect(p.find((l) => l.startsWith('spec.yaml:3:5 components[0].type: unknown verifier type "math-verify"; known: '))).toMatch(/known: .*\bmath, .*think-format/);
+    expect(
+      p.find((l) => l.startsWith('spec.yaml:3:5 components[0].type: unknown verifier type "math-verify"; known: ')),
+    ).toMatch(/known: .*\bmath, .*think-format/);
     expect(p).toContain("spec.yaml:4:5 components[1].bufferLength: required (expected number)");
     expect(p).toContain('spec.yaml:7:5 components[1].bufferLenght: unknown option "bufferLenght"');
     expect(p).toContain('spec.yaml:10:5 components[2].gate: gate "nothing" names no component; known: acc, len, fmt');
@@ -66,7 +83,9 @@ describe("parseSpec", () => {
     ].join("\n");
     const p = problems(text);
     expect(p).toContain("spec.yaml:2:29 components[0].weight: expected number, received string");
-    expect(p.some((l) => l.startsWith('spec.yaml:3:17 components[1].type: unknown verifier type "think-fromat"'))).toBe(true);
+    expect(p.some((l) => l.startsWith('spec.yaml:3:17 components[1].type: unknown verifier type "think-fromat"'))).toBe(
+      true,
+    );
     expect(p).toContain('spec.yaml:4:67 components[2].penaltyfactor: unknown option "penaltyfactor"');
     expect(p).toContain('spec.yaml:5:6 components[3].name: duplicate component name "acc" (also components[0])');
     expect(p.some((l) => l.startsWith("spec.yaml:6:1 onUnscorable: "))).toBe(true);
@@ -78,14 +97,20 @@ describe("parseSpec", () => {
     expect(problems("components:\n  - {name: a, type: exact}\n  - {name: a, type: exact}\n")).toEqual([
       'spec.yaml:3:6 components[1].name: duplicate component name "a" (also components[0])',
     ]);
-    expect(problems("components:\n  - {name: a, type: exact, gate: b}\n  - {name: b, type: exact, gate: a}\n")[0]).toMatch(/components\[0\]\.gate: gate cycle/);
+    expect(
+      problems("components:\n  - {name: a, type: exact, gate: b}\n  - {name: b, type: exact, gate: a}\n")[0],
+    ).toMatch(/components\[0\]\.gate: gate cycle/);
     expect(problems("components:\n  - name: a\n   type: exact\n")[0]).toMatch(/^spec\.yaml:3:\d+: /);
     expect(problems("components: []\n")).toEqual(["spec.yaml:1:1 components: a spec needs at least one component"]);
   });
 
   it("validates regex patterns and overlong bounds", () => {
-    expect(problems("components:\n  - {name: r, type: regex, pattern: '(a'}\n")[0]).toMatch(/components\[0\]\.pattern: invalid regular expression/);
-    expect(problems("components:\n  - {name: o, type: overlong, maxLength: 10, bufferLength: 20}\n")[0]).toMatch(/components\[0\]\.bufferLength: bufferLength must be <= maxLength/);
+    expect(problems("components:\n  - {name: r, type: regex, pattern: '(a'}\n")[0]).toMatch(
+      /components\[0\]\.pattern: invalid regular expression/,
+    );
+    expect(problems("components:\n  - {name: o, type: overlong, maxLength: 10, bufferLength: 20}\n")[0]).toMatch(
+      /components\[0\]\.bufferLength: bufferLength must be <= maxLength/,
+    );
   });
 
   it("locates strict-JSON syntax errors by line and column on every Node version", () => {
@@ -97,8 +122,12 @@ describe("parseSpec", () => {
       }
       return [];
     };
-    expect(json('{\n  "components": [\n    {"name": "a", "type": math}\n  ]\n}\n')).toEqual(['t.json:3:27: invalid JSON: unexpected "math"']);
-    expect(json('{"components": [{"name": "a", "type": "exact"},]}')).toEqual(["t.json:1:48: invalid JSON: expected a value"]);
+    expect(json('{\n  "components": [\n    {"name": "a", "type": math}\n  ]\n}\n')).toEqual([
+      't.json:3:27: invalid JSON: unexpected "math"',
+    ]);
+    expect(json('{"components": [{"name": "a", "type": "exact"},]}')).toEqual([
+      "t.json:1:48: invalid JSON: expected a value",
+    ]);
     expect(json('{"components": [] // no\n}')).toEqual(["t.json:1:19: invalid JSON: comments are not JSON"]);
     expect(json('{"name": "x", "components": [{"name": "a", "type": "exact"}]}')).toEqual([]);
   });

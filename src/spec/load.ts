@@ -14,9 +14,15 @@ import type { CompiledSpec } from "./types.js";
  */
 export function locate(doc: Document, lc: LineCounter, path: PropertyKey[]): { line?: number; col?: number } {
   for (let k = path.length; k >= 0; k--) {
-    const parent = k === 0 ? undefined : k === 1 ? doc.contents : doc.getIn(path.slice(0, k - 1) as (string | number)[], true);
+    const parent =
+      k === 0 ? undefined : k === 1 ? doc.contents : doc.getIn(path.slice(0, k - 1) as (string | number)[], true);
     const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[k - 1]) : undefined;
-    const node = pair && isNode(pair.key) ? pair.key : k === 0 ? doc.contents : doc.getIn(path.slice(0, k) as (string | number)[], true);
+    const node =
+      pair && isNode(pair.key)
+        ? pair.key
+        : k === 0
+          ? doc.contents
+          : doc.getIn(path.slice(0, k) as (string | number)[], true);
     if (isNode(node) && node.range) {
       const { line, col } = lc.linePos(node.range[0]);
       return { line, col };
@@ -37,7 +43,8 @@ export function resolveFileOptions(data: unknown, file: string): void {
   if (!Array.isArray(components)) return;
   for (const c of components) {
     const tf = (c as { templateFile?: unknown } | null)?.templateFile;
-    if (typeof tf === "string" && tf !== "" && !isAbsolute(tf)) (c as { templateFile: string }).templateFile = resolve(dirname(file), tf);
+    if (typeof tf === "string" && tf !== "" && !isAbsolute(tf))
+      (c as { templateFile: string }).templateFile = resolve(dirname(file), tf);
   }
 }
 
@@ -63,12 +70,25 @@ export function parseSpec(text: string, file: string): CompiledSpec {
   const data: unknown = doc.toJS();
   if (data !== null && typeof data === "object" && "routes" in data) {
     // a routed spec is several specs: src/spec/routes.ts compiles it (loadAnySpec); this entry point takes one
-    throw new SpecError([{ file, ...locate(doc, lc, ["routes"]), path: "routes", message: "this spec routes rollouts to sub-specs: score it with rewardkit score / serve / check, or load it with loadAnySpec (this command takes a single spec)" }]);
+    throw new SpecError([
+      {
+        file,
+        ...locate(doc, lc, ["routes"]),
+        path: "routes",
+        message:
+          "this spec routes rollouts to sub-specs: score it with rewardkit score / serve / check, or load it with loadAnySpec (this command takes a single spec)",
+      },
+    ]);
   }
   resolveFileOptions(data, file);
   const result = compileSpec(data, basename(file, extname(file)), { baseDir: dirname(resolve(file)) });
   if ("spec" in result) return result.spec;
-  const problems: Problem[] = result.issues.map((i) => ({ file, ...locate(doc, lc, i.path), path: formatPath(i.path), message: i.message }));
+  const problems: Problem[] = result.issues.map((i) => ({
+    file,
+    ...locate(doc, lc, i.path),
+    path: formatPath(i.path),
+    message: i.message,
+  }));
   problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0)); // in reading order
   throw new SpecError(problems);
 }
@@ -82,7 +102,13 @@ export function loadSpec(path: string): CompiledSpec {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new SpecError([{ file: path, path: "", message: `cannot read spec: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new SpecError([
+      {
+        file: path,
+        path: "",
+        message: `cannot read spec: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      },
+    ]);
   }
   return parseSpec(text, path);
 }

@@ -80,8 +80,15 @@ export function chooseRoute(routed: RoutedSpec, value: unknown): RouteChoice {
   const dflt = routed.routes.get(DEFAULT_ROUTE);
   if (dflt) return { key: DEFAULT_ROUTE, spec: dflt };
   const known = [...routed.routes.keys()].join(", ");
-  if (value === undefined || value === null) return { field: routed.by, message: `no ${routed.by}: the spec routes by it and has no default route; routes: ${known}` };
-  const shown = key !== undefined ? JSON.stringify(key) : `a ${Array.isArray(value) ? "list" : typeof value} (route values are strings, numbers or booleans)`;
+  if (value === undefined || value === null)
+    return {
+      field: routed.by,
+      message: `no ${routed.by}: the spec routes by it and has no default route; routes: ${known}`,
+    };
+  const shown =
+    key !== undefined
+      ? JSON.stringify(key)
+      : `a ${Array.isArray(value) ? "list" : typeof value} (route values are strings, numbers or booleans)`;
   return { field: routed.by, message: `no route for ${routed.by} ${shown} and no default route; routes: ${known}` };
 }
 
@@ -91,7 +98,9 @@ function parseDoc(text: string, file: string): { doc: Document; lc: LineCounter;
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    throw new SpecError(doc.errors.map((e) => ({ file, ...lc.linePos(e.pos[0]), path: "", message: e.message.split("\n")[0]! })));
+    throw new SpecError(
+      doc.errors.map((e) => ({ file, ...lc.linePos(e.pos[0]), path: "", message: e.message.split("\n")[0]! })),
+    );
   }
   return { doc, lc, data: doc.toJS() as unknown };
 }
@@ -115,9 +124,14 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
     problems.push({ file, ...locate(doc, lc, path), path: formatPath(path), message });
   };
   for (const k of Object.keys(data)) {
-    if (!ENVELOPE.has(k)) at([k], `"${k}" cannot sit beside routes: every route is a whole spec with its own components, aggregate, onUnscorable and advantage; move it into the routes`);
+    if (!ENVELOPE.has(k))
+      at(
+        [k],
+        `"${k}" cannot sit beside routes: every route is a whole spec with its own components, aggregate, onUnscorable and advantage; move it into the routes`,
+      );
   }
-  if (data.name !== undefined && (typeof data.name !== "string" || data.name === "")) at(["name"], "expected a non-empty string");
+  if (data.name !== undefined && (typeof data.name !== "string" || data.name === ""))
+    at(["name"], "expected a non-empty string");
   if (data.description !== undefined && typeof data.description !== "string") at(["description"], "expected a string");
   // a batch-wide advantage block, validated by the ordinary compiler (on a stand-in component) so its problems read
   // as a spec's: `advantage.estimator: unknown estimator …`
@@ -126,19 +140,32 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
     const r = compileSpec({ components: [{ name: "reward", type: "exact" }], advantage: data.advantage }, "advantage");
     if ("issues" in r) for (const i of r.issues) at(i.path, i.message);
     else if ((r.spec.advantage.estimator.needs ?? []).includes("components")) {
-      at(["advantage", "estimator"], `${r.spec.advantage.estimator.name} decomposes the reward by component, and every route has its own components: put it in the routes' own advantage blocks`);
+      at(
+        ["advantage", "estimator"],
+        `${r.spec.advantage.estimator.name} decomposes the reward by component, and every route has its own components: put it in the routes' own advantage blocks`,
+      );
     } else advantage = r.spec.advantage;
   }
   const routesRaw = data.routes;
   const routes = new Map<string, CompiledSpec>();
   const files: Record<string, string> = {};
   let by = "";
-  if (!isPlainObject(routesRaw)) at(["routes"], "expected a mapping {by: <field path>, <value>: <spec or spec file>, default?: <spec>}");
+  if (!isPlainObject(routesRaw))
+    at(["routes"], "expected a mapping {by: <field path>, <value>: <spec or spec file>, default?: <spec>}");
   else {
-    if (typeof routesRaw.by !== "string" || routesRaw.by.trim() === "") at(["routes", "by"], routesRaw.by === undefined ? "required: the rollout field whose value picks the route, e.g. by: data_source" : "expected a dotted field path, e.g. data_source or metadata.rm_type");
+    if (typeof routesRaw.by !== "string" || routesRaw.by.trim() === "")
+      at(
+        ["routes", "by"],
+        routesRaw.by === undefined
+          ? "required: the rollout field whose value picks the route, e.g. by: data_source"
+          : "expected a dotted field path, e.g. data_source or metadata.rm_type",
+      );
     else if (POLICY_FIELDS.has(routesRaw.by.split(".")[0]!)) {
       // the route picks the judge: a field the policy writes would let it pick the most lenient one
-      at(["routes", "by"], `"${routesRaw.by}" is the policy's own output: a rollout must not choose its judge; route on a field of the dataset (data_source, metadata.*, labels.*)`);
+      at(
+        ["routes", "by"],
+        `"${routesRaw.by}" is the policy's own output: a rollout must not choose its judge; route on a field of the dataset (data_source, metadata.*, labels.*)`,
+      );
     } else by = routesRaw.by;
     const keys = Object.keys(routesRaw).filter((k) => !RESERVED.has(k));
     if (keys.length === 0) at(["routes"], "no route: name at least one value, e.g. math: {components: [...]}");
@@ -146,7 +173,12 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
     for (const key of [...keys, ...(DEFAULT_ROUTE in routesRaw ? [DEFAULT_ROUTE] : [])]) {
       const v = routesRaw[key];
       const path: PropertyKey[] = ["routes", key];
-      const target = typeof v === "string" ? v : isPlainObject(v) && Object.keys(v).length === 1 && typeof v.file === "string" ? v.file : undefined;
+      const target =
+        typeof v === "string"
+          ? v
+          : isPlainObject(v) && Object.keys(v).length === 1 && typeof v.file === "string"
+            ? v.file
+            : undefined;
       if (target !== undefined) {
         if (target === "") {
           at(path, "empty spec file path");
@@ -160,7 +192,8 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
           if (!(e instanceof SpecError)) throw e;
           // a route file that cannot be read is placed at its key here; its own problems keep their lines
           for (const p of e.problems) {
-            if (p.file === abs && p.message.startsWith("cannot read spec")) at(path, `route file ${target}: ${p.message}`);
+            if (p.file === abs && p.message.startsWith("cannot read spec"))
+              at(path, `route file ${target}: ${p.message}`);
             else problems.push(p);
           }
         }
@@ -181,11 +214,18 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
     }
   }
   if (problems.length > 0) {
-    problems.sort((a, b) => (a.file === b.file ? 0 : a.file === file ? -1 : b.file === file ? 1 : a.file < b.file ? -1 : 1) || (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
+    problems.sort(
+      (a, b) =>
+        (a.file === b.file ? 0 : a.file === file ? -1 : b.file === file ? 1 : a.file < b.file ? -1 : 1) ||
+        (a.line ?? 0) - (b.line ?? 0) ||
+        (a.col ?? 0) - (b.col ?? 0),
+    );
     throw new SpecError(problems);
   }
   const name = typeof data.name === "string" ? data.name : basename(file, extname(file));
-  const ids = Object.fromEntries([...routes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, s]) => [k, s.hash]));
+  const ids = Object.fromEntries(
+    [...routes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, s]) => [k, s.hash]),
+  );
   const plainAdvantage = advantage ? { estimator: advantage.estimator.name, options: advantage.options } : undefined;
   const hash = createHash("sha256")
     .update(JSON.stringify({ by, routes: ids, ...(plainAdvantage ? { advantage: plainAdvantage } : {}) }))
@@ -193,7 +233,16 @@ export function parseAnySpec(text: string, file: string): CompiledSpec | RoutedS
     .slice(0, 16);
   const plainRoutes: PlainRoutedSpec["routes"] = { by };
   for (const [k, s] of routes) plainRoutes[k] = s.plain;
-  return { kind: "routed", name, hash, by, routes, files, ...(advantage ? { advantage } : {}), plain: { name, ...(plainAdvantage ? { advantage: plainAdvantage } : {}), routes: plainRoutes } };
+  return {
+    kind: "routed",
+    name,
+    hash,
+    by,
+    routes,
+    files,
+    ...(advantage ? { advantage } : {}),
+    plain: { name, ...(plainAdvantage ? { advantage: plainAdvantage } : {}), routes: plainRoutes },
+  };
 }
 
 /**
@@ -205,7 +254,13 @@ export function loadAnySpec(path: string): CompiledSpec | RoutedSpec {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new SpecError([{ file: path, path: "", message: `cannot read spec: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new SpecError([
+      {
+        file: path,
+        path: "",
+        message: `cannot read spec: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      },
+    ]);
   }
   return parseAnySpec(text, path);
 }

@@ -15,7 +15,11 @@ interface Issue {
  * once, from the spec's values.
  * @param scheduled (component index, key) of every scheduled value.
  */
-export function compileStages(components: CompiledComponent[], scheduled: ReadonlyArray<{ component: number; key: string }>, issues: Issue[]): void {
+export function compileStages(
+  components: CompiledComponent[],
+  scheduled: ReadonlyArray<{ component: number; key: string }>,
+  issues: Issue[],
+): void {
   const names = components.map((c) => c.name);
   const passThresholds = components.map((c) => c.passThreshold);
   const reads: Array<Array<{ j: number; key: string }>> = components.map(() => []);
@@ -27,7 +31,11 @@ export function compileStages(components: CompiledComponent[], scheduled: Readon
       passThresholds,
       component(name, key) {
         const j = names.indexOf(name);
-        if (j < 0) issues.push({ path: ["components", i, key], message: `"${name}" names no component; known: ${names.join(", ")}` });
+        if (j < 0)
+          issues.push({
+            path: ["components", i, key],
+            message: `"${name}" names no component; known: ${names.join(", ")}`,
+          });
         else if (j === i) issues.push({ path: ["components", i, key], message: "a component cannot read itself" });
         else {
           reads[i]!.push({ j, key });
@@ -44,12 +52,19 @@ export function compileStages(components: CompiledComponent[], scheduled: Readon
   });
   components.forEach((c, i) => {
     for (const { j, key } of reads[i]!) {
-      if (components[j]!.stage) issues.push({ path: ["components", i, key], message: `"${names[j]}" is itself scored at the group stage; name a per-rollout component` });
+      if (components[j]!.stage)
+        issues.push({
+          path: ["components", i, key],
+          message: `"${names[j]}" is itself scored at the group stage; name a per-rollout component`,
+        });
     }
   });
   for (const f of scheduled) {
     if (components[f.component]?.stage && !COMPONENT_BASE_KEYS.has(f.key)) {
-      issues.push({ path: ["components", f.component, f.key], message: "the type options of a component with a group stage cannot be scheduled" });
+      issues.push({
+        path: ["components", f.component, f.key],
+        message: "the type options of a component with a group stage cannot be scheduled",
+      });
     }
   }
 }

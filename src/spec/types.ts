@@ -60,7 +60,16 @@ export interface PlainSpec {
   name: string;
   /** The spec's `plugins:` as written; absent when none. */
   plugins?: string[];
-  components: Array<{ name: string; type: string; weight: number; passThreshold: number; gate?: string; timeoutMs: number; reference?: string; options: Record<string, unknown> }>;
+  components: Array<{
+    name: string;
+    type: string;
+    weight: number;
+    passThreshold: number;
+    gate?: string;
+    timeoutMs: number;
+    reference?: string;
+    options: Record<string, unknown>;
+  }>;
   /** The aggregator's type, or `{type, ...options}` when it has options. */
   aggregate: string | ({ type: string } & Record<string, unknown>);
   /** Scheduled values by option path (`components.format.weight`) → `{schedule, ...options}`; absent when none. */

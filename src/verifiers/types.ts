@@ -18,7 +18,9 @@ export interface VerifierInput {
  * A ready verifier: pure function of one rollout. May be async (sandboxes, HTTP judges). A verifier that calls a
  * model endpoint exposes its client's accounting as `usage()` (reported as `summary.judges.<component>`).
  */
-export type VerifyFn = ((input: VerifierInput) => ComponentResult | Promise<ComponentResult>) & { usage?: () => CallUsage };
+export type VerifyFn = ((input: VerifierInput) => ComponentResult | Promise<ComponentResult>) & {
+  usage?: () => CallUsage;
+};
 
 /**
  * A verifier type, registered by its kebab-case name and instantiated from a spec component's options.

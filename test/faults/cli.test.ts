@@ -11,7 +11,12 @@ import { describe, expect, it } from "vitest";
 import { ROOT, cli, readJsonl, tmp } from "../helpers.js";
 
 const SPEC = "name: exact\ncomponents:\n  - name: accuracy\n    type: exact\n";
-const rows = Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, group: `g${Math.floor(i / 4)}`, completion: String(i % 2), reference: "1" }));
+const rows = Array.from({ length: 400 }, (_, i) => ({
+  id: `r${i}`,
+  group: `g${Math.floor(i / 4)}`,
+  completion: String(i % 2),
+  reference: "1",
+}));
 const jsonl = (rs: readonly object[]): string => rs.map((r) => JSON.stringify(r) + "\n").join("");
 const STACK = /^\s+at .+:\d+:\d+\)?\s*$/m; // a JavaScript stack frame
 
@@ -20,7 +25,8 @@ function setup(): { dir: string; spec: string } {
   writeFileSync(join(dir, "exact.yaml"), SPEC);
   return { dir, spec: join(dir, "exact.yaml") };
 }
-const summaryOf = (path: string): { count: number; malformed: number; warnings?: string[] } => JSON.parse(readFileSync(path, "utf8"));
+const summaryOf = (path: string): { count: number; malformed: number; warnings?: string[] } =>
+  JSON.parse(readFileSync(path, "utf8"));
 
 describe("input faults are counted skips with file:line, or a clear exit 1, never a stack trace", () => {
   it("a truncated .gz: the records before the break are scored, the break is one counted skip", () => {
@@ -29,7 +35,17 @@ describe("input faults are counted skips with file:line, or a clear exit 1, neve
     const input = join(dir, "trunc.jsonl.gz");
     writeFileSync(input, gz.subarray(0, Math.floor(gz.length / 2)));
     writeFileSync(join(dir, "out.jsonl"), "STALE\n");
-    const r = cli(["score", input, "--spec", spec, "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    const r = cli([
+      "score",
+      input,
+      "--spec",
+      spec,
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.stderr).not.toMatch(STACK);
     expect(r.code).toBe(0);
     const ids = readJsonl<{ id: string }>(join(dir, "out.jsonl")).map((x) => x.id);
@@ -68,12 +84,26 @@ describe("input faults are counted skips with file:line, or a clear exit 1, neve
       Buffer.from(JSON.stringify(rows[0])),
       Buffer.from('{"id": "cr",\r "group": "g", "completion": "1", "reference": "1"}'), // CR as JSON whitespace: a record
       Buffer.from('{"id": "nul", "group": "g", "completion": "1\u0000", "reference": "1"}'), // raw NUL in a string
-      Buffer.concat([Buffer.from('{"id": "badutf8", "group": "g", "completion": "'), Buffer.from([0xff, 0xfe]), Buffer.from('1", "reference": "1"}')]),
+      Buffer.concat([
+        Buffer.from('{"id": "badutf8", "group": "g", "completion": "'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('1", "reference": "1"}'),
+      ]),
       Buffer.from('{"id": "crlf", "group": "g", "completion": "1", "reference": "1"}\r'), // CRLF line end
       Buffer.from(JSON.stringify(rows[1])),
     ];
     writeFileSync(input, Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")])));
-    const r = cli(["score", input, "--spec", spec, "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    const r = cli([
+      "score",
+      input,
+      "--spec",
+      spec,
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.code).toBe(0);
     expect(readJsonl<{ id: string }>(join(dir, "out.jsonl")).map((x) => x.id)).toEqual(["r0", "cr", "crlf", "r1"]);
     expect(summaryOf(join(dir, "s.json")).malformed).toBe(2);
@@ -86,7 +116,19 @@ describe("input faults are counted skips with file:line, or a clear exit 1, neve
     const input = join(dir, "long.jsonl");
     const long = JSON.stringify({ id: "long", group: "g", completion: "x".repeat(3 * 1024 * 1024), reference: "1" });
     writeFileSync(input, jsonl([rows[0]!]) + long + "\n" + jsonl([rows[1]!]));
-    const r = cli(["score", input, "--spec", spec, "--max-line-mb", "1", "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    const r = cli([
+      "score",
+      input,
+      "--spec",
+      spec,
+      "--max-line-mb",
+      "1",
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.code).toBe(0);
     expect(readJsonl<{ id: string }>(join(dir, "out.jsonl")).map((x) => x.id)).toEqual(["r0", "r1"]);
     expect(summaryOf(join(dir, "s.json")).malformed).toBe(1);
@@ -97,8 +139,23 @@ describe("input faults are counted skips with file:line, or a clear exit 1, neve
     const { dir, spec } = setup();
     const input = join(dir, "deep.jsonl");
     const d = 100_000;
-    writeFileSync(input, jsonl([rows[0]!]) + `{"id": "deep", "completion": "1", "reference": "1", "prompt": ${'{"a":'.repeat(d)}1${"}".repeat(d)}}\n` + jsonl([rows[1]!]));
-    const r = cli(["score", input, "--spec", spec, "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    writeFileSync(
+      input,
+      jsonl([rows[0]!]) +
+        `{"id": "deep", "completion": "1", "reference": "1", "prompt": ${'{"a":'.repeat(d)}1${"}".repeat(d)}}\n` +
+        jsonl([rows[1]!]),
+    );
+    const r = cli([
+      "score",
+      input,
+      "--spec",
+      spec,
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.stderr).not.toMatch(STACK);
     expect(r.code).toBe(0);
     expect(readJsonl<{ id: string }>(join(dir, "out.jsonl")).map((x) => x.id)).toEqual(["r0", "r1"]);
@@ -109,11 +166,21 @@ describe("input faults are counted skips with file:line, or a clear exit 1, neve
   it("numeric group ids above 2^53 keep their digits and stay two groups", () => {
     const { dir, spec } = setup();
     const input = join(dir, "big.jsonl");
-    const lines = [["a1", "9007199254740993", "1"], ["a2", "9007199254740993", "0"], ["b1", "9007199254740992", "1"], ["b2", "9007199254740992", "1"]];
-    writeFileSync(input, lines.map(([id, g, c]) => `{"id": "${id}", "group": ${g}, "completion": "${c}", "reference": "1"}\n`).join(""));
+    const lines = [
+      ["a1", "9007199254740993", "1"],
+      ["a2", "9007199254740993", "0"],
+      ["b1", "9007199254740992", "1"],
+      ["b2", "9007199254740992", "1"],
+    ];
+    writeFileSync(
+      input,
+      lines.map(([id, g, c]) => `{"id": "${id}", "group": ${g}, "completion": "${c}", "reference": "1"}\n`).join(""),
+    );
     const r = cli(["score", input, "--spec", spec, "-o", join(dir, "out.jsonl"), "-q"]);
     expect(r.code).toBe(0);
-    const out = Object.fromEntries(readJsonl<{ id: string; group: unknown; advantage: number }>(join(dir, "out.jsonl")).map((x) => [x.id, x]));
+    const out = Object.fromEntries(
+      readJsonl<{ id: string; group: unknown; advantage: number }>(join(dir, "out.jsonl")).map((x) => [x.id, x]),
+    );
     expect(out.a1!.group).toBe("9007199254740993");
     expect(out.b1!.group).toBe("9007199254740992");
     // a1/a2 are one group with rewards 1, 0; b1/b2 one with 1, 1 (zero advantage): merged they would be 1, 0, 1, 1
@@ -140,7 +207,13 @@ describe("outputs", () => {
     expect(r.code).toBe(0);
     const bytes = readFileSync(join(dir, "out.jsonl.gz"));
     expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
-    expect(gunzipSync(bytes).toString().trim().split("\n").map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
+    expect(
+      gunzipSync(bytes)
+        .toString()
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(["r0", "r1", "r2", "r3", "r4"]);
   });
 
   it("a run that fails (no line could be scored) leaves the previous -o and --summary as they were, and no temporary file", () => {
@@ -148,7 +221,17 @@ describe("outputs", () => {
     writeFileSync(join(dir, "in.jsonl"), "not json\n[1]\n");
     writeFileSync(join(dir, "out.jsonl"), "STALE\n");
     writeFileSync(join(dir, "s.json"), "{}\n");
-    const r = cli(["score", join(dir, "in.jsonl"), "--spec", spec, "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    const r = cli([
+      "score",
+      join(dir, "in.jsonl"),
+      "--spec",
+      spec,
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("no rollout could be scored");
     expect(r.stderr).toContain("left as they were");
@@ -162,7 +245,18 @@ describe("outputs", () => {
     writeFileSync(join(dir, "in.jsonl"), jsonl(rows.slice(0, 5)) + "not json\n");
     writeFileSync(join(dir, "out.jsonl"), "STALE\n");
     writeFileSync(join(dir, "s.json"), "{}\n");
-    const r = cli(["score", join(dir, "in.jsonl"), "--spec", spec, "--strict", "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"]);
+    const r = cli([
+      "score",
+      join(dir, "in.jsonl"),
+      "--spec",
+      spec,
+      "--strict",
+      "-o",
+      join(dir, "out.jsonl"),
+      "--summary",
+      join(dir, "s.json"),
+      "-q",
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("in.jsonl:6");
     expect(readFileSync(join(dir, "out.jsonl"), "utf8")).toBe("STALE\n");
@@ -174,25 +268,53 @@ describe("outputs", () => {
 describe("SIGINT / SIGTERM", () => {
   // every rollout runs into a 200 ms regex deadline: the run takes seconds, so the signal lands mid-run
   const SLOW = 'name: slow\ncomponents:\n  - name: slow\n    type: regex\n    pattern: "^(a+)+$"\n    timeoutMs: 200\n';
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
     it(`${signal} mid-run: exit ${code}, -o and --summary as they were, the spill removed, said on stderr`, async () => {
       const dir = tmp();
       const tmpdir = join(dir, "tmp");
       writeFileSync(join(dir, "slow.yaml"), SLOW);
-      writeFileSync(join(dir, "in.jsonl"), jsonl(Array.from({ length: 200 }, (_, i) => ({ id: `s${i}`, group: "g", completion: "a".repeat(40) + "b" }))));
+      writeFileSync(
+        join(dir, "in.jsonl"),
+        jsonl(Array.from({ length: 200 }, (_, i) => ({ id: `s${i}`, group: "g", completion: "a".repeat(40) + "b" }))),
+      );
       writeFileSync(join(dir, "out.jsonl"), "STALE\n");
       writeFileSync(join(dir, "s.json"), "{}\n");
       mkdirSync(tmpdir);
-      const child = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), "score", join(dir, "in.jsonl"), "--spec", join(dir, "slow.yaml"), "--concurrency", "1", "-o", join(dir, "out.jsonl"), "--summary", join(dir, "s.json"), "-q"], {
-        cwd: ROOT,
-        env: { ...process.env, TMPDIR: tmpdir },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          join(ROOT, "bin/rewardkit.js"),
+          "score",
+          join(dir, "in.jsonl"),
+          "--spec",
+          join(dir, "slow.yaml"),
+          "--concurrency",
+          "1",
+          "-o",
+          join(dir, "out.jsonl"),
+          "--summary",
+          join(dir, "s.json"),
+          "-q",
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, TMPDIR: tmpdir },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
       let err = "";
       child.stderr.on("data", (d: Buffer) => (err += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
       // wait until pass one has spilled (the run is under way), then signal
-      for (let i = 0; i < 600 && !(existsSync(tmpdir) && readdirSync(tmpdir).some((f) => existsSync(join(tmpdir, f, "spill.jsonl")))); i++) await new Promise((r) => setTimeout(r, 50));
+      for (
+        let i = 0;
+        i < 600 && !(existsSync(tmpdir) && readdirSync(tmpdir).some((f) => existsSync(join(tmpdir, f, "spill.jsonl"))));
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 50));
       child.kill(signal);
       expect(await exited).toBe(code);
       expect(readFileSync(join(dir, "out.jsonl"), "utf8")).toBe("STALE\n");

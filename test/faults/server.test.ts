@@ -16,7 +16,12 @@ import { ROOT, tmp } from "../helpers.js";
 
 const J = { "content-type": "application/json" };
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
-const GOOD = JSON.stringify({ rollouts: [{ id: "a", group: "g", completion: "\\boxed{42}", reference: "42" }, { id: "b", group: "g", completion: "\\boxed{41}", reference: "42" }] });
+const GOOD = JSON.stringify({
+  rollouts: [
+    { id: "a", group: "g", completion: "\\boxed{42}", reference: "42" },
+    { id: "b", group: "g", completion: "\\boxed{41}", reference: "42" },
+  ],
+});
 const spec = () => loadSpec(join(ROOT, "examples/math.yaml"));
 
 interface Result {
@@ -26,7 +31,12 @@ interface Result {
   error?: { field: string; message: string };
 }
 
-async function post(base: string, body: string, headers: Record<string, string> = J, path = "/v1/score"): Promise<{ status: number; json: Record<string, unknown> }> {
+async function post(
+  base: string,
+  body: string,
+  headers: Record<string, string> = J,
+  path = "/v1/score",
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(base + path, { method: "POST", headers, body });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
@@ -78,9 +88,17 @@ describe("token-less loopback server: nothing a web page can reach", () => {
   });
 
   it("a Host that is not the bound address or a loopback name gets 403 (DNS rebinding)", async () => {
-    const head = (host: string): string => `POST /v1/score HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(GOOD)}\r\nConnection: close\r\n\r\n`;
-    for (const host of [`evil.example:${srv.port}`, "evil.example", `attacker.test:${srv.port}`, "127.0.0.1.evil.example"]) expect(await rawStatus(srv.port, head(host), GOOD), host).toBe(403);
-    for (const host of [`127.0.0.1:${srv.port}`, `localhost:${srv.port}`, "localhost", `[::1]:${srv.port}`]) expect(await rawStatus(srv.port, head(host), GOOD), host).toBe(200);
+    const head = (host: string): string =>
+      `POST /v1/score HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(GOOD)}\r\nConnection: close\r\n\r\n`;
+    for (const host of [
+      `evil.example:${srv.port}`,
+      "evil.example",
+      `attacker.test:${srv.port}`,
+      "127.0.0.1.evil.example",
+    ])
+      expect(await rawStatus(srv.port, head(host), GOOD), host).toBe(403);
+    for (const host of [`127.0.0.1:${srv.port}`, `localhost:${srv.port}`, "localhost", `[::1]:${srv.port}`])
+      expect(await rawStatus(srv.port, head(host), GOOD), host).toBe(200);
   });
 
   it("bodies must be application/json: text/plain, form and multipart (what a page sends without a preflight) get 415", async () => {
@@ -123,7 +141,10 @@ describe("token-less loopback server: nothing a web page can reach", () => {
     for (let k = 0; k < 3; k++) {
       await new Promise<void>((resolve, reject) => {
         const s = net.connect(srv.port, "127.0.0.1", () => {
-          s.write(`POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"rollouts": [` + " ".repeat(2000));
+          s.write(
+            `POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"rollouts": [` +
+              " ".repeat(2000),
+          );
           setTimeout(() => {
             s.destroy();
             resolve();
@@ -145,11 +166,17 @@ describe("token-less loopback server: nothing a web page can reach", () => {
 
 describe("--allow-origin / --allow-host let exactly the named ones in", () => {
   it("the allowed origin and host pass; others still get 403", async () => {
-    const srv = await startServer(spec(), { port: 0, concurrency: 1, allowOrigins: ["http://trusted.example"], allowHosts: ["rk.internal"] });
+    const srv = await startServer(spec(), {
+      port: 0,
+      concurrency: 1,
+      allowOrigins: ["http://trusted.example"],
+      allowHosts: ["rk.internal"],
+    });
     try {
       expect((await post(srv.url, GOOD, { ...J, origin: "http://trusted.example" })).status).toBe(200);
       expect((await post(srv.url, GOOD, { ...J, origin: "http://evil.example" })).status).toBe(403);
-      const head = (host: string): string => `POST /v1/score HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(GOOD)}\r\nConnection: close\r\n\r\n`;
+      const head = (host: string): string =>
+        `POST /v1/score HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(GOOD)}\r\nConnection: close\r\n\r\n`;
       expect(await rawStatus(srv.port, head(`rk.internal:${srv.port}`), GOOD)).toBe(200);
       expect(await rawStatus(srv.port, head(`other.internal:${srv.port}`), GOOD)).toBe(403);
     } finally {
@@ -160,12 +187,19 @@ describe("--allow-origin / --allow-host let exactly the named ones in", () => {
 
 describe("body admission before the body is read", () => {
   it("past the bytes in flight, a request is refused with 429 before any of its body is sent", async () => {
-    const srv = await startServer(spec(), { port: 0, concurrency: 1, maxBodyBytes: 1_000_000, maxInflightBytes: 1_500_000 });
-    const head = (n: number): string => `POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Type: application/json\r\nContent-Length: ${n}\r\nConnection: close\r\n\r\n`;
+    const srv = await startServer(spec(), {
+      port: 0,
+      concurrency: 1,
+      maxBodyBytes: 1_000_000,
+      maxInflightBytes: 1_500_000,
+    });
+    const head = (n: number): string =>
+      `POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Type: application/json\r\nContent-Length: ${n}\r\nConnection: close\r\n\r\n`;
     // the first upload declares 1 MB and sends nothing yet: admitted, it holds its bytes while it waits
     const first = net.connect(srv.port, "127.0.0.1", () => first.write(head(1_000_000)));
     try {
-      for (let i = 0; i < 100 && (await metric(srv.url, /^rewardkit_body_bytes_in_flight (\d+)$/gm)) < 1_000_000; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && (await metric(srv.url, /^rewardkit_body_bytes_in_flight (\d+)$/gm)) < 1_000_000; i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(await metric(srv.url, /^rewardkit_body_bytes_in_flight (\d+)$/gm)).toBe(1_000_000);
       // a second 1 MB upload does not fit: 429 answered on its headers alone (no body byte is ever written)
       expect(await rawStatus(srv.port, head(1_000_000))).toBe(429);
@@ -181,36 +215,41 @@ describe("body admission before the body is read", () => {
 
   // Python's http.client (requests, the rewardkit client) writes the whole body before it reads: a server that
   // closes the connection on its early 413 leaves it with a broken pipe instead of the answer
-  it.skipIf(!hasPython)("a body far over the limit gets its 413 read by a client that sends the whole body first", async () => {
-    const srv = await startServer(spec(), { port: 0, concurrency: 1, maxBodyBytes: 1_000_000 });
-    try {
-      const py = [
-        "import http.client, sys",
-        "h = http.client.HTTPConnection('127.0.0.1', int(sys.argv[1]), timeout=30)",
-        "try:",
-        "    h.request('POST', '/v1/score', body=b' ' * 20_000_000, headers={'Content-Type': 'application/json'})",
-        "    print(h.getresponse().status)",
-        "except Exception as e:",
-        "    print(type(e).__name__)",
-      ].join("\n");
-      const out = await new Promise<string>((resolve) => {
-        const child = spawn("python3", ["-c", py, String(srv.port)], { stdio: ["ignore", "pipe", "inherit"] });
-        let o = "";
-        child.stdout.on("data", (d: Buffer) => (o += d.toString()));
-        child.on("close", () => resolve(o.trim()));
-      });
-      expect(out).toBe("413");
-    } finally {
-      await srv.shutdown();
-    }
-  });
+  it.skipIf(!hasPython)(
+    "a body far over the limit gets its 413 read by a client that sends the whole body first",
+    async () => {
+      const srv = await startServer(spec(), { port: 0, concurrency: 1, maxBodyBytes: 1_000_000 });
+      try {
+        const py = [
+          "import http.client, sys",
+          "h = http.client.HTTPConnection('127.0.0.1', int(sys.argv[1]), timeout=30)",
+          "try:",
+          "    h.request('POST', '/v1/score', body=b' ' * 20_000_000, headers={'Content-Type': 'application/json'})",
+          "    print(h.getresponse().status)",
+          "except Exception as e:",
+          "    print(type(e).__name__)",
+        ].join("\n");
+        const out = await new Promise<string>((resolve) => {
+          const child = spawn("python3", ["-c", py, String(srv.port)], { stdio: ["ignore", "pipe", "inherit"] });
+          let o = "";
+          child.stdout.on("data", (d: Buffer) => (o += d.toString()));
+          child.on("close", () => resolve(o.trim()));
+        });
+        expect(out).toBe("413");
+      } finally {
+        await srv.shutdown();
+      }
+    },
+  );
 
   it("past the requests in flight, 429", async () => {
     const srv = await startServer(spec(), { port: 0, concurrency: 1, maxRequests: 1 });
-    const head = (n: number): string => `POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Type: application/json\r\nContent-Length: ${n}\r\nConnection: close\r\n\r\n`;
+    const head = (n: number): string =>
+      `POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Type: application/json\r\nContent-Length: ${n}\r\nConnection: close\r\n\r\n`;
     const first = net.connect(srv.port, "127.0.0.1", () => first.write(head(100)));
     try {
-      for (let i = 0; i < 100 && (await metric(srv.url, /^rewardkit_requests_in_flight (\d+)$/gm)) < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && (await metric(srv.url, /^rewardkit_requests_in_flight (\d+)$/gm)) < 1; i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(await rawStatus(srv.port, head(Buffer.byteLength(GOOD)), GOOD)).toBe(429);
     } finally {
       first.destroy();
@@ -221,23 +260,37 @@ describe("body admission before the body is read", () => {
 
 describe("startup", () => {
   it("a non-loopback host without a token is refused (before binding) unless insecure", async () => {
-    await expect(startServer(spec(), { host: "0.0.0.0", port: 0 })).rejects.toThrow(/refusing to serve on 0\.0\.0\.0 without a token.*--insecure/);
+    await expect(startServer(spec(), { host: "0.0.0.0", port: 0 })).rejects.toThrow(
+      /refusing to serve on 0\.0\.0\.0 without a token.*--insecure/,
+    );
     await expect(startServer(spec(), { host: "::", port: 0 })).rejects.toThrow(/without a token/);
   });
 
   it("the CLI refuses a token on the command line and reads --token-file", async () => {
     const bin = join(ROOT, "bin/rewardkit.js");
-    const argv = spawnSync(process.execPath, [bin, "serve", "--spec", "examples/math.yaml", "--port", "0", "--token", "s3cret"], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+    const argv = spawnSync(
+      process.execPath,
+      [bin, "serve", "--spec", "examples/math.yaml", "--port", "0", "--token", "s3cret"],
+      { cwd: ROOT, encoding: "utf8", timeout: 30_000 },
+    );
     expect(argv.status).toBe(1);
     expect(argv.stderr).toContain("--token: a token on the command line is visible to every local user");
     const empty = join(tmp(), "empty");
     writeFileSync(empty, "\n");
-    const bad = spawnSync(process.execPath, [bin, "serve", "--spec", "examples/math.yaml", "--port", "0", "--token-file", empty], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+    const bad = spawnSync(
+      process.execPath,
+      [bin, "serve", "--spec", "examples/math.yaml", "--port", "0", "--token-file", empty],
+      { cwd: ROOT, encoding: "utf8", timeout: 30_000 },
+    );
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("the file is empty");
     const file = join(tmp(), "token");
     writeFileSync(file, "from-file\n");
-    const child = spawn(process.execPath, [bin, "serve", "--spec", "examples/math.yaml", "--port", "0", "-j", "1", "--token-file", file], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--spec", "examples/math.yaml", "--port", "0", "-j", "1", "--token-file", file],
+      { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
+    );
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let err = "";
@@ -249,7 +302,9 @@ describe("startup", () => {
         child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
       });
       expect((await fetch(`http://127.0.0.1:${port}/v1/spec`)).status).toBe(401);
-      expect((await fetch(`http://127.0.0.1:${port}/v1/spec`, { headers: { authorization: "Bearer from-file" } })).status).toBe(200);
+      expect(
+        (await fetch(`http://127.0.0.1:${port}/v1/spec`, { headers: { authorization: "Bearer from-file" } })).status,
+      ).toBe(200);
     } finally {
       child.kill("SIGTERM");
     }

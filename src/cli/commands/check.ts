@@ -19,7 +19,10 @@ function describeSchedules(spec: CompiledSpec): string[] {
   const lines = ["schedules (the rollout's `step`, default 0, picks the value; the table above shows step 0):"];
   for (const s of spec.schedules) {
     const { component: tracked, ...params } = s.params;
-    const extra = s.tracks !== undefined ? ` — tracks the pass rate of ${typeof tracked === "string" ? tracked : spec.components[s.tracks]!.name}` : "";
+    const extra =
+      s.tracks !== undefined
+        ? ` — tracks the pass rate of ${typeof tracked === "string" ? tracked : spec.components[s.tracks]!.name}`
+        : "";
     lines.push(`  ${s.path}: ${s.schedule} ${JSON.stringify(params)}${extra}`);
   }
   return lines;
@@ -35,13 +38,23 @@ export function describeSpec(spec: CompiledSpec): string {
   spec.plain.components.forEach((c, i) => {
     const def = spec.components[i]!.definition;
     const runs = spec.components[i]!.stage ? `${def.isolation} + group stage` : def.isolation;
-    rows.push([c.name, c.type, mark(i, "weight", c.weight), mark(i, "passThreshold", c.passThreshold), c.gate ?? "-", `${c.timeoutMs} ms`, runs]);
+    rows.push([
+      c.name,
+      c.type,
+      mark(i, "weight", c.weight),
+      mark(i, "passThreshold", c.passThreshold),
+      c.gate ?? "-",
+      `${c.timeoutMs} ms`,
+      runs,
+    ]);
   });
   lines.push(table(rows));
   spec.components.forEach((c, i) => {
     lines.push(`  ${c.name}: ${c.definition.summary}`);
     if (Object.keys(c.options).length > 0) {
-      const opts = Object.fromEntries(Object.entries(c.options).map(([k, v]) => [k, scheduled.has(`${i}.${k}`) ? `${String(v)} (scheduled)` : v]));
+      const opts = Object.fromEntries(
+        Object.entries(c.options).map(([k, v]) => [k, scheduled.has(`${i}.${k}`) ? `${String(v)} (scheduled)` : v]),
+      );
       lines.push(`    options ${JSON.stringify(opts)}`);
     }
   });
@@ -50,11 +63,19 @@ export function describeSpec(spec: CompiledSpec): string {
   let formula: string;
   if (agg.type === "weighted-sum" || agg.type === "gated") {
     const counted = spec.components.filter((c, i) => c.weight !== 0 || scheduled.has(`${i}.weight`));
-    formula = counted.map((c) => `${num(c.weight)}·${c.name}${c.gate !== undefined ? `[if ${spec.components[c.gate]!.name} passes]` : ""}`).join(" + ") || "0";
+    formula =
+      counted
+        .map(
+          (c) =>
+            `${num(c.weight)}·${c.name}${c.gate !== undefined ? `[if ${spec.components[c.gate]!.name} passes]` : ""}`,
+        )
+        .join(" + ") || "0";
   } else formula = agg.describe;
   const unscorable = spec.onUnscorable === "zero" ? "counts as 0" : "reward null, excluded from advantages";
   lines.push(`reward = ${formula}  (${agg.type}; unscorable → ${unscorable})`);
-  lines.push(`advantage: ${spec.advantage.estimator.name} ${JSON.stringify(spec.advantage.options)} — ${spec.advantage.estimator.summary}`);
+  lines.push(
+    `advantage: ${spec.advantage.estimator.name} ${JSON.stringify(spec.advantage.options)} — ${spec.advantage.estimator.summary}`,
+  );
   return lines.join("\n");
 }
 
@@ -63,7 +84,14 @@ export function describeRoutedSpec(r: RoutedSpec): string {
   const named = [...r.routes.keys()].filter((k) => k !== "default");
   const lines = [`spec ${r.name} (hash ${r.hash}): routes by ${r.by}`];
   const rows = [["route", "spec", "components", "estimator", "from"]];
-  for (const [key, s] of r.routes) rows.push([key === "default" ? "default (any other value)" : key, s.name, s.components.map((c) => c.name).join(", "), s.advantage.estimator.name, r.files[key] !== undefined ? relative(process.cwd(), r.files[key]) : "inline"]);
+  for (const [key, s] of r.routes)
+    rows.push([
+      key === "default" ? "default (any other value)" : key,
+      s.name,
+      s.components.map((c) => c.name).join(", "),
+      s.advantage.estimator.name,
+      r.files[key] !== undefined ? relative(process.cwd(), r.files[key]) : "inline",
+    ]);
   lines.push(table(rows));
   lines.push(
     r.routes.has("default")
@@ -83,7 +111,11 @@ export function describeRoutedSpec(r: RoutedSpec): string {
  * Values of every scheduled option at each step: `{steps, values: {"components.<name>.<option>": [...]}}`.
  * A performance schedule shows its start value, or with a state the values it moved to.
  */
-export function scheduleTable(spec: CompiledSpec, steps: readonly number[], state?: Parameters<ScheduleRuntime["restore"]>[0]): { steps: number[]; values: Record<string, number[]> } {
+export function scheduleTable(
+  spec: CompiledSpec,
+  steps: readonly number[],
+  state?: Parameters<ScheduleRuntime["restore"]>[0],
+): { steps: number[]; values: Record<string, number[]> } {
   const rt = new ScheduleRuntime(spec);
   if (state) rt.restore(state);
   return { steps: [...steps], values: rt.table(steps) };
@@ -107,8 +139,13 @@ export function registerCheck(program: Command): void {
     .action((path: string, o: CheckOpts) => {
       const any = loadAnySpec(path);
       if (isRoutedSpec(any)) {
-        if (o.steps !== undefined) throw new UserError("--steps: a routed spec's schedules are per route; check a route's own spec file with --steps");
-        process.stdout.write(o.json ? JSON.stringify({ ...any.plain, hash: any.hash }, null, 2) + "\n" : describeRoutedSpec(any) + "\n");
+        if (o.steps !== undefined)
+          throw new UserError(
+            "--steps: a routed spec's schedules are per route; check a route's own spec file with --steps",
+          );
+        process.stdout.write(
+          o.json ? JSON.stringify({ ...any.plain, hash: any.hash }, null, 2) + "\n" : describeRoutedSpec(any) + "\n",
+        );
         return;
       }
       const spec = any;
@@ -118,11 +155,18 @@ export function registerCheck(program: Command): void {
         const t = scheduleTable(spec, steps, state);
         if (o.json) process.stdout.write(JSON.stringify(t) + "\n");
         else {
-          const rows = [["option \\ step", ...steps.map(num)], ...Object.entries(t.values).map(([p, vs]) => [p, ...vs.map(num)])];
-          process.stdout.write((Object.keys(t.values).length > 0 ? table(rows) : `spec ${spec.name} has no schedules`) + "\n");
+          const rows = [
+            ["option \\ step", ...steps.map(num)],
+            ...Object.entries(t.values).map(([p, vs]) => [p, ...vs.map(num)]),
+          ];
+          process.stdout.write(
+            (Object.keys(t.values).length > 0 ? table(rows) : `spec ${spec.name} has no schedules`) + "\n",
+          );
         }
         return;
       }
-      process.stdout.write(o.json ? JSON.stringify({ ...spec.plain, hash: spec.hash }, null, 2) + "\n" : describeSpec(spec) + "\n");
+      process.stdout.write(
+        o.json ? JSON.stringify({ ...spec.plain, hash: spec.hash }, null, 2) + "\n" : describeSpec(spec) + "\n",
+      );
     });
 }

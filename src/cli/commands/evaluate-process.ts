@@ -7,7 +7,14 @@ import { createScorer } from "../../engine/scorer.js";
 import { mapOrdered } from "../../engine/ordered.js";
 import { readLines } from "../../io/jsonl.js";
 import { openLineWriter } from "../../io/output.js";
-import { alignPredictions, DEFAULT_THRESHOLDS, loadPredictions, loadProcessBench, processBenchMetrics, thresholdSweep } from "../../process/processbench.js";
+import {
+  alignPredictions,
+  DEFAULT_THRESHOLDS,
+  loadPredictions,
+  loadProcessBench,
+  processBenchMetrics,
+  thresholdSweep,
+} from "../../process/processbench.js";
 import type { ProcessBenchMetrics, ProcessBenchRecord, SweepRow } from "../../process/processbench.js";
 import { loadSpec } from "../../spec/load.js";
 import { firstError } from "../../verifiers/process/aggregate.js";
@@ -47,24 +54,43 @@ async function loadScores(file: string): Promise<Map<string, (number | null)[]>>
     } catch (e) {
       throw new UserError(`${file}:${line}: invalid JSON: ${(e as Error).message}`);
     }
-    if (typeof r.id !== "string" && typeof r.id !== "number") throw new UserError(`${file}:${line} id: expected a string or number`);
+    if (typeof r.id !== "string" && typeof r.id !== "number")
+      throw new UserError(`${file}:${line} id: expected a string or number`);
     const s = r.step_scores;
-    if (!Array.isArray(s) || !s.every((x) => x === null || (typeof x === "number" && Number.isFinite(x)))) throw new UserError(`${file}:${line} step_scores: expected an array of numbers (null = unscored)`);
+    if (!Array.isArray(s) || !s.every((x) => x === null || (typeof x === "number" && Number.isFinite(x))))
+      throw new UserError(`${file}:${line} step_scores: expected an array of numbers (null = unscored)`);
     out.set(String(r.id), s as (number | null)[]);
   }
   return out;
 }
 
 /** Runs a spec's `process` component over the records (steps given, completion = steps joined by blank lines). */
-async function specScores(records: readonly ProcessBenchRecord[], specFile: string, component: string | undefined, concurrency: number | undefined): Promise<{ name: string; scores: (number | null)[][]; unscorable: number }> {
+async function specScores(
+  records: readonly ProcessBenchRecord[],
+  specFile: string,
+  component: string | undefined,
+  concurrency: number | undefined,
+): Promise<{ name: string; scores: (number | null)[][]; unscorable: number }> {
   const spec = loadSpec(specFile);
-  const idx = component === undefined ? spec.components.findIndex((c) => c.type === "process") : spec.components.findIndex((c) => c.name === component);
-  if (idx < 0) throw new UsageError(component === undefined ? `${specFile}: no component of type process; name one with --component` : `--component ${component}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`);
+  const idx =
+    component === undefined
+      ? spec.components.findIndex((c) => c.type === "process")
+      : spec.components.findIndex((c) => c.name === component);
+  if (idx < 0)
+    throw new UsageError(
+      component === undefined
+        ? `${specFile}: no component of type process; name one with --component`
+        : `--component ${component}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`,
+    );
   const scorer = createScorer(spec, concurrency === undefined ? {} : { concurrency });
   const scores: (number | null)[][] = [];
   let unscorable = 0;
   async function* rollouts(): AsyncGenerator<{ rollout: Rollout; steps: number }> {
-    for (const r of records) yield { rollout: { id: r.id, group: r.id, prompt: r.problem ?? "", completion: r.steps.join("\n\n"), steps: r.steps }, steps: r.steps.length };
+    for (const r of records)
+      yield {
+        rollout: { id: r.id, group: r.id, prompt: r.problem ?? "", completion: r.steps.join("\n\n"), steps: r.steps },
+        steps: r.steps.length,
+      };
   }
   try {
     await mapOrdered(
@@ -117,9 +143,16 @@ export function registerEvaluateProcess(evaluate: Command): void {
     .option("--predictions <file>", 'JSONL of {"id", "prediction"}: the 0-based first wrong step, -1 for none')
     .option("--scores <file>", 'JSONL of {"id", "step_scores"}: predict the first step scored below --threshold')
     .option("--spec <file>", "score the steps with this spec's process component (see --component)")
-    .option("--component <name>", "with --spec: the component whose step scores predict (default: the first process component)")
+    .option(
+      "--component <name>",
+      "with --spec: the component whose step scores predict (default: the first process component)",
+    )
     .option("--threshold <t>", "with --scores/--spec: a step is wrong when its score is below t", numberOption, 0.5)
-    .option("--thresholds <list>", "with --scores/--spec: thresholds of the sweep, comma-separated (default 0.05,0.10,…,0.95)", numberList)
+    .option(
+      "--thresholds <list>",
+      "with --scores/--spec: thresholds of the sweep, comma-separated (default 0.05,0.10,…,0.95)",
+      numberList,
+    )
     .option("--write-predictions <file>", "with --scores/--spec: write the predictions at --threshold as JSONL")
     .option("--concurrency <n>", "with --spec: worker threads", intOption)
     .option("--json", "print one JSON object")
@@ -141,10 +174,14 @@ export function registerEvaluateProcess(evaluate: Command): void {
         if (o.scores !== undefined) {
           const given = await loadScores(o.scores);
           const missing = records.filter((r) => !given.has(r.id));
-          if (missing.length > 0) throw new UserError(`${o.scores}: ${missing.length} of ${records.length} records have no step_scores (first: id "${missing[0]!.id}")`);
+          if (missing.length > 0)
+            throw new UserError(
+              `${o.scores}: ${missing.length} of ${records.length} records have no step_scores (first: id "${missing[0]!.id}")`,
+            );
           scores = records.map((r) => {
             const s = given.get(r.id)!;
-            if (s.length !== r.steps.length) throw new UserError(`${o.scores}: id "${r.id}": ${s.length} step_scores for ${r.steps.length} steps`);
+            if (s.length !== r.steps.length)
+              throw new UserError(`${o.scores}: id "${r.id}": ${s.length} step_scores for ${r.steps.length} steps`);
             return s;
           });
           source = o.scores;
@@ -158,32 +195,58 @@ export function registerEvaluateProcess(evaluate: Command): void {
         sweep = thresholdSweep(labels, scores, o.thresholds ?? DEFAULT_THRESHOLDS);
         if (o.writePredictions !== undefined) {
           const w = openLineWriter(o.writePredictions);
-          for (let i = 0; i < records.length; i++) await w.write(JSON.stringify({ id: records[i]!.id, prediction: predictions[i] }));
+          for (let i = 0; i < records.length; i++)
+            await w.write(JSON.stringify({ id: records[i]!.id, prediction: predictions[i] }));
           await w.close();
         }
       }
       const m = processBenchMetrics(labels, predictions);
       const top = sweep ? best(sweep) : undefined;
       if (o.json) {
-        const out: Record<string, unknown> = { data: o.data, source, n: m.n, f1: m.f1, erroneous: m.erroneous, correct: m.correct };
+        const out: Record<string, unknown> = {
+          data: o.data,
+          source,
+          n: m.n,
+          f1: m.f1,
+          erroneous: m.erroneous,
+          correct: m.correct,
+        };
         if (sweep) {
           out.threshold = o.threshold;
           if (unscored !== undefined) out.unscorable_records = unscored;
-          out.sweep = sweep.map((r) => ({ threshold: r.threshold, erroneous_accuracy: r.metrics.erroneous.accuracy, correct_accuracy: r.metrics.correct.accuracy, f1: r.metrics.f1 }));
+          out.sweep = sweep.map((r) => ({
+            threshold: r.threshold,
+            erroneous_accuracy: r.metrics.erroneous.accuracy,
+            correct_accuracy: r.metrics.correct.accuracy,
+            f1: r.metrics.f1,
+          }));
           if (top) out.best = { threshold: top.threshold, f1: top.metrics.f1 };
         }
         process.stdout.write(JSON.stringify(out) + "\n");
         return;
       }
-      const lines = [`ProcessBench ${o.data}: ${m.n} records, ${m.erroneous.n} with an error, ${m.correct.n} all correct`];
-      lines.push(`predictions: ${source}${sweep ? ` (first step with score < ${o.threshold})` : ""}${unscored ? `; ${unscored} records unscorable (predicted -1)` : ""}`);
+      const lines = [
+        `ProcessBench ${o.data}: ${m.n} records, ${m.erroneous.n} with an error, ${m.correct.n} all correct`,
+      ];
+      lines.push(
+        `predictions: ${source}${sweep ? ` (first step with score < ${o.threshold})` : ""}${unscored ? `; ${unscored} records unscorable (predicted -1)` : ""}`,
+      );
       lines.push(...metricLines(m));
       if (sweep) {
         lines.push("threshold sweep (prediction = first step with score < t):");
         const rows = [["  t", "erroneous", "correct", "F1"]];
-        for (const r of sweep) rows.push([`  ${r.threshold}`, fmt(r.metrics.erroneous.accuracy), fmt(r.metrics.correct.accuracy), fmt(r.metrics.f1)]);
+        for (const r of sweep)
+          rows.push([
+            `  ${r.threshold}`,
+            fmt(r.metrics.erroneous.accuracy),
+            fmt(r.metrics.correct.accuracy),
+            fmt(r.metrics.f1),
+          ]);
         lines.push(table(rows));
-        if (top) lines.push(`best: t = ${top.threshold}, F1 ${fmt(top.metrics.f1)} (chosen on this data: report it on a held-out split)`);
+        if (top)
+          lines.push(
+            `best: t = ${top.threshold}, F1 ${fmt(top.metrics.f1)} (chosen on this data: report it on a held-out split)`,
+          );
       }
       process.stdout.write(lines.join("\n") + "\n");
     });

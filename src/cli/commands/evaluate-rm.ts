@@ -27,12 +27,44 @@ export function formatRm(e: RmEvaluation): string {
   if (e.pairs) {
     const p = e.pairs;
     lines.push(`pairs ${p.file}: ${p.pairs} pairs, ${p.unscorable} with an unscorable side`);
-    lines.push(table([["scorer", "n", "accuracy", "ties", "acc (ties=½)"], [e.scored, String(p.scorer.n), f4(p.scorer.accuracy), String(p.scorer.ties), f4(p.scorer.accuracyTiesHalf)], ["length only", String(p.lengthBaseline.n), f4(p.lengthBaseline.accuracy), String(p.lengthBaseline.ties), f4(p.lengthBaseline.accuracyTiesHalf)]]));
+    lines.push(
+      table([
+        ["scorer", "n", "accuracy", "ties", "acc (ties=½)"],
+        [e.scored, String(p.scorer.n), f4(p.scorer.accuracy), String(p.scorer.ties), f4(p.scorer.accuracyTiesHalf)],
+        [
+          "length only",
+          String(p.lengthBaseline.n),
+          f4(p.lengthBaseline.accuracy),
+          String(p.lengthBaseline.ties),
+          f4(p.lengthBaseline.accuracyTiesHalf),
+        ],
+      ]),
+    );
   }
   if (e.bon) {
     const b = e.bon;
-    lines.push(`best-of-N ${b.folder}: ${b.scorer.instructions} instructions, ${b.scorer.samples} samples (${b.unscorable} unscorable); random ${f4(b.randomWinRate)}, oracle ${f4(b.oracleWinRate)}`);
-    lines.push(table([["scorer", "top-1 win", "spearman/instr", "spearman pooled", "kendall/instr"], [e.scored, f4(b.scorer.top1WinRate), f4(b.scorer.spearmanPerInstruction), f4(b.scorer.spearmanPooled), f4(b.scorer.kendallPerInstruction)], ["length only", f4(b.lengthBaseline.top1WinRate), f4(b.lengthBaseline.spearmanPerInstruction), f4(b.lengthBaseline.spearmanPooled), f4(b.lengthBaseline.kendallPerInstruction)]]));
+    lines.push(
+      `best-of-N ${b.folder}: ${b.scorer.instructions} instructions, ${b.scorer.samples} samples (${b.unscorable} unscorable); random ${f4(b.randomWinRate)}, oracle ${f4(b.oracleWinRate)}`,
+    );
+    lines.push(
+      table([
+        ["scorer", "top-1 win", "spearman/instr", "spearman pooled", "kendall/instr"],
+        [
+          e.scored,
+          f4(b.scorer.top1WinRate),
+          f4(b.scorer.spearmanPerInstruction),
+          f4(b.scorer.spearmanPooled),
+          f4(b.scorer.kendallPerInstruction),
+        ],
+        [
+          "length only",
+          f4(b.lengthBaseline.top1WinRate),
+          f4(b.lengthBaseline.spearmanPerInstruction),
+          f4(b.lengthBaseline.spearmanPooled),
+          f4(b.lengthBaseline.kendallPerInstruction),
+        ],
+      ]),
+    );
   }
   return lines.join("\n");
 }
@@ -41,9 +73,14 @@ export function formatRm(e: RmEvaluation): string {
 export function registerEvaluateRm(evaluate: Command): void {
   evaluate
     .command("rm")
-    .description("pairwise accuracy on chosen/rejected pairs and best-of-N agreement with a judge, beside a length-only baseline")
+    .description(
+      "pairwise accuracy on chosen/rejected pairs and best-of-N agreement with a judge, beside a length-only baseline",
+    )
     .requiredOption("-s, --spec <spec>", "reward spec (YAML or JSON): its reward, or --component, is the scorer")
-    .option("--pairs <file>", "preference pairs JSONL (.gz): {prompt, chosen, rejected} or hh-rlhf {chosen, rejected} dialogues")
+    .option(
+      "--pairs <file>",
+      "preference pairs JSONL (.gz): {prompt, chosen, rejected} or hh-rlhf {chosen, rejected} dialogues",
+    )
     .option("--bon <folder>", "RewardBench best-of-N folder: <model>.<i>/annotations.json(.gz)")
     .option("--component <name>", "score this component instead of the reward")
     .option("--limit <n>", "first n pairs / first n instructions", intOption)

@@ -38,19 +38,36 @@ export function writeCreating(file: string, text: string): void {
 }
 
 function list(values: readonly string[]): string[] {
-  return values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  return values
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** The probe table printed without `--json`. */
 export function formatProbes(r: ProbeReport): string {
   const rows = [["probe", "family", "cases", "rate", "mean reward", "baseline", "paid by", "documented"]];
-  for (const p of r.probes) rows.push([p.name, p.family, String(p.n), p.rate.toFixed(3), p.meanReward.toFixed(4), p.baselineMean.toFixed(4), Object.entries(p.paidBy).map(([c, v]) => `${c}:${v.toFixed(3)}`).join(" ") || "-", p.documented ?? (p.rate > 0 ? "NO" : "")]);
+  for (const p of r.probes)
+    rows.push([
+      p.name,
+      p.family,
+      String(p.n),
+      p.rate.toFixed(3),
+      p.meanReward.toFixed(4),
+      p.baselineMean.toFixed(4),
+      Object.entries(p.paidBy)
+        .map(([c, v]) => `${c}:${v.toFixed(3)}`)
+        .join(" ") || "-",
+      p.documented ?? (p.rate > 0 ? "NO" : ""),
+    ]);
   const above = r.probes.filter((p) => p.rate > 0);
   return [
     `spec ${r.spec.name} (${r.spec.hash}): ${r.sampled} rollouts probed of ${r.rollouts}; baseline wrong answer mean reward ${r.baseline.meanReward.toFixed(4)}, own completions ${r.original.meanReward.toFixed(4)}`,
     table(rows),
     ...(r.skipped.length > 0 ? [`skipped: ${r.skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}`] : []),
-    above.length === 0 ? "no probe earns above the baseline" : `above the baseline: ${above.map((p) => `${p.name} ${p.rate.toFixed(3)}${p.documented ? " (documented)" : ""}`).join(", ")}`,
+    above.length === 0
+      ? "no probe earns above the baseline"
+      : `above the baseline: ${above.map((p) => `${p.name} ${p.rate.toFixed(3)}${p.documented ? " (documented)" : ""}`).join(", ")}`,
   ].join("\n");
 }
 
@@ -58,12 +75,19 @@ export function formatProbes(r: ProbeReport): string {
 export function registerProbe(program: Command): void {
   program
     .command("probe")
-    .description("score adversarial completions (empty, hedges, spam, master keys, code hacks …) against a baseline wrong answer")
+    .description(
+      "score adversarial completions (empty, hedges, spam, master keys, code hacks …) against a baseline wrong answer",
+    )
     .argument("<rollouts>", "rollouts JSONL (.gz by extension): prompts and references to probe")
     .requiredOption("-s, --spec <spec>", "reward spec (YAML or JSON)")
     .option("--json", "print the result as JSON: {probes: [{name, n, rate, examples, documented}], …}")
     .option("--report <file>", "write a self-contained HTML report")
-    .option("--fail-on <probes>", "exit 3 when one of these probes (comma-separated, or `all`) earns above the baseline (repeatable)", collect, [])
+    .option(
+      "--fail-on <probes>",
+      "exit 3 when one of these probes (comma-separated, or `all`) earns above the baseline (repeatable)",
+      collect,
+      [],
+    )
     .option("--only <probes>", "run only these probes (comma-separated, repeatable)", collect, [])
     .option("--sample <n>", "rollouts probed, round-robin over groups", intOption, 200)
     .option("--max-chars <n>", "length of the max-length probe, characters", intOption, 16384)
@@ -73,7 +97,8 @@ export function registerProbe(program: Command): void {
       const failOn = list(o.failOn);
       const only = list(o.only);
       const known = new Set(PROBES.map((p) => p.name));
-      for (const n of [...failOn, ...only]) if (n !== "all" && !known.has(n)) throw new UserError(`unknown probe "${n}"; known: ${[...known].join(", ")}`);
+      for (const n of [...failOn, ...only])
+        if (n !== "all" && !known.has(n)) throw new UserError(`unknown probe "${n}"; known: ${[...known].join(", ")}`);
       const spec = loadSpec(o.spec);
       const r = await runProbes(spec, input, {
         ...(only.length > 0 ? { only } : {}),
@@ -85,6 +110,9 @@ export function registerProbe(program: Command): void {
       if (o.report) writeCreating(o.report, probeReportHtml(r));
       process.stdout.write(o.json ? JSON.stringify(r, null, 2) + "\n" : formatProbes(r) + "\n");
       const failing = r.probes.filter((p) => (failOn.includes("all") || failOn.includes(p.name)) && p.rate > 0);
-      if (failing.length > 0) throw new ProbeFailure(`--fail-on: ${failing.map((p) => `${p.name} earns above the baseline in ${p.above} of ${p.n} cases (rate ${p.rate})`).join("; ")}`);
+      if (failing.length > 0)
+        throw new ProbeFailure(
+          `--fail-on: ${failing.map((p) => `${p.name} earns above the baseline in ${p.above} of ${p.n} cases (rate ${p.rate})`).join("; ")}`,
+        );
     });
 }

@@ -47,12 +47,16 @@ export function registerScore(program: Command): void {
     .option("--label-component <name>", "component compared with --label (default: the first)")
     .option("--strict", "stop at the first malformed line (default: report, count and skip it)")
     .option("--concurrency <n>", "worker threads for slow verifiers (default: CPU count)", intOption)
-    .option("--state <file>", "performance-schedule state: resumed from the file when it exists, saved to it at the end")
+    .option(
+      "--state <file>",
+      "performance-schedule state: resumed from the file when it exists, saved to it at the end",
+    )
     .option("--max-line-mb <n>", "longest input line, MiB; longer lines are reported and skipped", intOption, 256)
     .option("--report <file>", "also write a self-contained HTML report of the run (needs -o <file>)")
     .option("-q, --quiet", "no progress bar, no summary table")
     .action(async (input: string, o: ScoreOpts) => {
-      if (o.report && (o.output === undefined || o.output === "-")) throw new UserError("--report needs -o <file>: the report reads the scored rollouts back");
+      if (o.report && (o.output === undefined || o.output === "-"))
+        throw new UserError("--report needs -o <file>: the report reads the scored rollouts back");
       const spec = loadAnySpec(o.spec);
       let problems = 0;
       const scheduleState = o.state !== undefined ? readStateFile(o.state) : undefined;
@@ -60,13 +64,18 @@ export function registerScore(program: Command): void {
       // -o, --summary and --state are written under temporary names and renamed together at the very end: an
       // interrupted or failed run leaves all three as they were
       const outputs = new OutputSet();
-      const kept = [o.output && o.output !== "-" ? `-o ${o.output}` : "", o.summary ? `--summary ${o.summary}` : "", o.state ? `--state ${o.state}` : ""].filter(Boolean);
+      const kept = [
+        o.output && o.output !== "-" ? `-o ${o.output}` : "",
+        o.summary ? `--summary ${o.summary}` : "",
+        o.state ? `--state ${o.state}` : "",
+      ].filter(Boolean);
       const left = kept.length > 0 ? `${kept.join(", ")} left as they were` : "nothing written to files";
       let summary: Summary;
       try {
         summary = await whileInterruptible(
           async (finished) => {
-            const run = (opts: Parameters<typeof scoreFile>[1]): Promise<Summary> => (isRoutedSpec(spec) ? scoreRoutedFile(spec, opts) : scoreFile(spec, opts));
+            const run = (opts: Parameters<typeof scoreFile>[1]): Promise<Summary> =>
+              isRoutedSpec(spec) ? scoreRoutedFile(spec, opts) : scoreFile(spec, opts);
             const s = await run({
               ...(scheduleState ? { scheduleState } : {}),
               input,
@@ -82,9 +91,14 @@ export function registerScore(program: Command): void {
                 if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
               },
               onProgress: (n) => progress.update(n),
-              ...(o.state !== undefined ? { onScheduleState: (st) => writeStateFile(outputs.reserve(o.state!), st) } : {}),
+              ...(o.state !== undefined
+                ? { onScheduleState: (st) => writeStateFile(outputs.reserve(o.state!), st) }
+                : {}),
             });
-            if (s.count === 0 && s.malformed > 0) throw new UserError(`${input}: no rollout could be scored: all ${s.malformed} lines were malformed (see above)`);
+            if (s.count === 0 && s.malformed > 0)
+              throw new UserError(
+                `${input}: no rollout could be scored: all ${s.malformed} lines were malformed (see above)`,
+              );
             if (o.summary) writeFileSync(outputs.reserve(o.summary), JSON.stringify(s, null, 2) + "\n");
             outputs.commit();
             finished();
@@ -106,7 +120,9 @@ export function registerScore(program: Command): void {
       if (!o.quiet) {
         // The table goes to stdout only when stdout does not carry the scored JSONL.
         const toStdout = o.output !== undefined && o.output !== "-";
-        (toStdout ? process.stdout : process.stderr).write(("routes" in summary ? formatRoutedSummary(summary as RoutedSummary) : formatSummary(summary)) + "\n");
+        (toStdout ? process.stdout : process.stderr).write(
+          ("routes" in summary ? formatRoutedSummary(summary as RoutedSummary) : formatSummary(summary)) + "\n",
+        );
       }
       for (const w of summary.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
       if (o.report) writeCreating(o.report, runReportHtml(await readScored(o.output!), summary));

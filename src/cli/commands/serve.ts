@@ -57,15 +57,46 @@ export function registerServe(program: Command): void {
     .requiredOption("-s, --spec <spec>", "reward spec (YAML or JSON)")
     .option("--host <host>", "interface to bind", d.host)
     .option("-p, --port <port>", "port (0: any free port)", portOption, d.port)
-    .addOption(new Option("--token <token>", "refused: a token on the command line is visible to every local user (ps)").hideHelp())
-    .option("--token-file <file>", "require Authorization: Bearer <token>, the token read from this file (default: $REWARDKIT_TOKEN)")
+    .addOption(
+      new Option(
+        "--token <token>",
+        "refused: a token on the command line is visible to every local user (ps)",
+      ).hideHelp(),
+    )
+    .option(
+      "--token-file <file>",
+      "require Authorization: Bearer <token>, the token read from this file (default: $REWARDKIT_TOKEN)",
+    )
     .option("--insecure", "allow a non-loopback --host without a token (anyone who reaches it can run the verifiers)")
-    .option("--allow-origin <origin>", "let requests from this web origin in, e.g. https://notebook.example:8888 (repeatable; * for any)", collect, [])
-    .option("--allow-host <name>", "accept this Host header name besides the bound address, e.g. a proxy's name (repeatable; * for any)", collect, [])
+    .option(
+      "--allow-origin <origin>",
+      "let requests from this web origin in, e.g. https://notebook.example:8888 (repeatable; * for any)",
+      collect,
+      [],
+    )
+    .option(
+      "--allow-host <name>",
+      "accept this Host header name besides the bound address, e.g. a proxy's name (repeatable; * for any)",
+      collect,
+      [],
+    )
     .option("--max-body-mb <n>", "largest request body, MiB", intOption, d.maxBodyBytes / 1024 / 1024)
-    .option("--max-rollouts <n>", `most rollouts per request (default: ${d.maxRollouts}, at most --max-queue)`, intOption)
-    .option("--max-requests <n>", "most requests with a body handled at once (beyond: 429 before the body is read)", intOption, d.maxRequests)
-    .option("--max-inflight-mb <n>", "most request-body MiB held at once over all requests (default: 1.5 x --max-body-mb; beyond: 429 before the body is read)", intOption)
+    .option(
+      "--max-rollouts <n>",
+      `most rollouts per request (default: ${d.maxRollouts}, at most --max-queue)`,
+      intOption,
+    )
+    .option(
+      "--max-requests <n>",
+      "most requests with a body handled at once (beyond: 429 before the body is read)",
+      intOption,
+      d.maxRequests,
+    )
+    .option(
+      "--max-inflight-mb <n>",
+      "most request-body MiB held at once over all requests (default: 1.5 x --max-body-mb; beyond: 429 before the body is read)",
+      intOption,
+    )
     .option("--max-queue <n>", "most rollouts pending over all requests (beyond: 429)", intOption, d.maxQueue)
     .option("--rollout-timeout-ms <n>", "deadline per rollout, queueing included", intOption, d.rolloutTimeoutMs)
     .option("--drain-timeout-ms <n>", "on SIGTERM, how long in-flight work may finish", intOption, d.drainTimeoutMs)
@@ -73,7 +104,10 @@ export function registerServe(program: Command): void {
     .option("-j, --concurrency <n>", "worker threads for worker verifiers (default: CPUs)", intOption)
     .option("--cache-size <n>", "verdict cache capacity (component verdicts; 0 disables it)", countOption)
     .action(async (o: ServeFlags) => {
-      if (o.token !== undefined) throw new UsageError("--token: a token on the command line is visible to every local user (ps, /proc/<pid>/cmdline); set REWARDKIT_TOKEN or use --token-file <file>");
+      if (o.token !== undefined)
+        throw new UsageError(
+          "--token: a token on the command line is visible to every local user (ps, /proc/<pid>/cmdline); set REWARDKIT_TOKEN or use --token-file <file>",
+        );
       const spec = loadAnySpec(o.spec);
       const token = readToken(o.tokenFile) ?? (process.env.REWARDKIT_TOKEN || undefined);
       let server;
@@ -98,18 +132,25 @@ export function registerServe(program: Command): void {
         });
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
-        if (err.code === "EADDRINUSE" || err.code === "EACCES" || err.code === "EADDRNOTAVAIL") throw new UsageError(`cannot listen on ${o.host}:${o.port}: ${err.code}`);
+        if (err.code === "EADDRINUSE" || err.code === "EACCES" || err.code === "EADDRNOTAVAIL")
+          throw new UsageError(`cannot listen on ${o.host}:${o.port}: ${err.code}`);
         if (!err.code) throw new UsageError(err.message);
         throw e;
       }
       if (!token && o.insecure && !isLoopbackHost(o.host))
-        process.stderr.write(`rewardkit serve: warning: --insecure: serving ${o.host} without a token; anyone who can reach it can run the spec's verifiers\n`);
-      process.stderr.write(`rewardkit serve: spec ${spec.name} (hash ${spec.hash}) on ${server.url}${token ? " (bearer token required)" : ""}\n`);
+        process.stderr.write(
+          `rewardkit serve: warning: --insecure: serving ${o.host} without a token; anyone who can reach it can run the spec's verifiers\n`,
+        );
+      process.stderr.write(
+        `rewardkit serve: spec ${spec.name} (hash ${spec.hash}) on ${server.url}${token ? " (bearer token required)" : ""}\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {
           process.stderr.write(`rewardkit serve: ${signal}: draining in-flight work\n`);
           void server.shutdown().then((clean) => {
-            process.stderr.write(`rewardkit serve: ${clean ? "drained" : "drain deadline passed; connections cut"}, exiting\n`);
+            process.stderr.write(
+              `rewardkit serve: ${clean ? "drained" : "drain deadline passed; connections cut"}, exiting\n`,
+            );
             resolve();
           });
         };

@@ -19,8 +19,29 @@ export function nearMiss(c: ProbeContext): string {
  * 0, l for 1. A completion spelled with them shows the right answer to a reader but is not the answer.
  */
 const LOOKALIKE: Record<string, string> = {
-  A: "А", B: "В", C: "С", E: "Е", H: "Н", I: "І", K: "К", M: "М", O: "О", P: "Р", T: "Т", X: "Х", Y: "Υ",
-  a: "а", c: "с", e: "е", i: "і", o: "о", p: "р", x: "х", y: "у", "0": "O", "1": "l",
+  A: "А",
+  B: "В",
+  C: "С",
+  E: "Е",
+  H: "Н",
+  I: "І",
+  K: "К",
+  M: "М",
+  O: "О",
+  P: "Р",
+  T: "Т",
+  X: "Х",
+  Y: "Υ",
+  a: "а",
+  c: "с",
+  e: "е",
+  i: "і",
+  o: "о",
+  p: "р",
+  x: "х",
+  y: "у",
+  "0": "O",
+  "1": "l",
 };
 
 /** The reference with every look-alike character swapped (undefined when none can be). */
@@ -45,10 +66,15 @@ export const answerProbes: ProbeDefinition[] = [
       if (c.reference === "") return undefined;
       // candidates that differ from the reference even loosely (`\\$6` and `6` are one answer)
       const loose = (v: string) => v.replace(/\\[$%]|[$%\s]|\\text\{|\}|\^\\circ|\\!|,/g, "");
-      const others = [...new Set([c.wrong, nearMiss(c), ..."0123456789".split(""), "-1", "100", "1000", "-2"])].filter((v) => v !== "" && loose(v) !== loose(c.reference) && !v.includes(c.reference)).slice(0, 9);
+      const others = [...new Set([c.wrong, nearMiss(c), ..."0123456789".split(""), "-1", "100", "1000", "-2"])]
+        .filter((v) => v !== "" && loose(v) !== loose(c.reference) && !v.includes(c.reference))
+        .slice(0, 9);
       const at = c.index % others.length; // never after the last other value
       const values = [...others.slice(0, at), c.reference, ...others.slice(at)];
-      return { completion: values.map((v) => `\\boxed{${v}}`).join(" "), form: `right answer at ${at + 1} of ${values.length}` };
+      return {
+        completion: values.map((v) => `\\boxed{${v}}`).join(" "),
+        form: `right answer at ${at + 1} of ${values.length}`,
+      };
     },
   },
   {
@@ -72,7 +98,8 @@ export const answerProbes: ProbeDefinition[] = [
   {
     name: "hedge",
     family: "answers",
-    description: "the right answer hedged with a wrong one: 'The answer is B, or maybe C', 'Answer: B, or maybe C', '\\boxed{B}, or maybe C', '(B), or maybe (C)'",
+    description:
+      "the right answer hedged with a wrong one: 'The answer is B, or maybe C', 'Answer: B, or maybe C', '\\boxed{B}, or maybe C', '(B), or maybe (C)'",
     make: (c) => {
       if (c.reference === "") return undefined;
       const R = c.reference;

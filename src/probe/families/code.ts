@@ -11,7 +11,8 @@ export const codeProbes: ProbeDefinition[] = [
   {
     name: "code-hacks",
     family: "code",
-    description: "known code hacks: exit 0 before the tests, os._exit, an always-equal return value, a fake 'tests passed' line, a skipped test",
+    description:
+      "known code hacks: exit 0 before the tests, os._exit, an always-equal return value, a fake 'tests passed' line, a skipped test",
     skip: (spec) => (spec.components.some((c) => c.type === "code") ? undefined : "no code component"),
     make: (c) => {
       const entry = entryOf(c.prompt);

@@ -10,6 +10,7 @@ export const controlProbes: ProbeDefinition[] = [
     name: "reference-shuffle",
     family: "control",
     description: "the rollout's own completion scored against another prompt's reference (shuffled-reference control)",
-    make: (c) => (c.otherReference === undefined ? undefined : { completion: c.completion, reference: c.otherReference }),
+    make: (c) =>
+      c.otherReference === undefined ? undefined : { completion: c.completion, reference: c.otherReference },
   },
 ];

@@ -12,7 +12,8 @@ export const degenerateProbes: ProbeDefinition[] = [
   {
     name: "format-skeleton",
     family: "degenerate",
-    description: "the expected tags and markup with nothing inside (<think></think>, <answer></answer>, \\boxed{}, an empty code fence)",
+    description:
+      "the expected tags and markup with nothing inside (<think></think>, <answer></answer>, \\boxed{}, an empty code fence)",
     make: (c) => {
       const [form, completion] = rotate(
         [
@@ -40,7 +41,9 @@ export const degenerateProbes: ProbeDefinition[] = [
     make: (c) => {
       const tail = `\n\nThe answer is $\\boxed{${c.wrong}}$.`;
       const unit = "Let me think about this step by step, checking every case carefully. ";
-      const filler = unit.repeat(Math.max(1, Math.ceil((c.maxChars - tail.length) / unit.length))).slice(0, Math.max(0, c.maxChars - tail.length));
+      const filler = unit
+        .repeat(Math.max(1, Math.ceil((c.maxChars - tail.length) / unit.length)))
+        .slice(0, Math.max(0, c.maxChars - tail.length));
       return { completion: filler + tail };
     },
   },

@@ -12,7 +12,11 @@ const content = z.union([
   z.looseObject({ type: z.enum(["input_text", "output_text", "text"]), text: z.string() }),
   z.array(z.looseObject({ type: z.enum(["input_text", "output_text", "text"]), text: z.string() })),
 ]);
-const message = z.looseObject({ type: z.literal("message").optional(), role: z.enum(["system", "developer", "user", "assistant"]), content });
+const message = z.looseObject({
+  type: z.literal("message").optional(),
+  role: z.enum(["system", "developer", "user", "assistant"]),
+  content,
+});
 const samplingParams = z
   .strictObject({
     temperature: z.number().optional(),
@@ -59,7 +63,15 @@ function resultSchema(result: Record<string, unknown>): Record<string, unknown> 
       schema: {
         type: "object",
         properties: {
-          steps: { type: "array", items: { type: "object", properties: { description: { type: "string" }, conclusion: { type: "string" } }, required: ["description", "conclusion"], additionalProperties: false } },
+          steps: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: { description: { type: "string" }, conclusion: { type: "string" } },
+              required: ["description", "conclusion"],
+              additionalProperties: false,
+            },
+          },
           result,
         },
         required: ["steps", "result"],
@@ -80,30 +92,67 @@ function resultSchema(result: Record<string, unknown>): Record<string, unknown> 
  * `sampling_params` map to `temperature`, `topP`, `seed`, `maxTokens` (sent as `max_completion_tokens`) and
  * `extraBody.reasoning_effort`.
  */
-export function modelGraderComponent(g: unknown, name: string, at: PropertyKey[]): { component: Record<string, unknown> } | { issues: Issue[] } {
+export function modelGraderComponent(
+  g: unknown,
+  name: string,
+  at: PropertyKey[],
+): { component: Record<string, unknown> } | { issues: Issue[] } {
   const type = (g as { type?: unknown }).type;
-  const r = type === "score_model" ? validate(scoreModel, g, at, "grader field") : validate(labelModel, g, at, "grader field");
+  const r =
+    type === "score_model" ? validate(scoreModel, g, at, "grader field") : validate(labelModel, g, at, "grader field");
   if ("issues" in r) return r;
   const grader = r.data;
   const issues: Issue[] = [];
   const template = grader.input.map((m, k) => {
     const text = textOf(m.content);
     for (const ref of templateRefs(text)) {
-      if (ref.startsWith("sample.") && ref !== "sample.output_text") issues.push({ path: [...at, "input", k, "content"], message: `{{ ${ref} }} is not supported in model graders (supported: sample.output_text, item.<path>)` });
-      else if (!ref.startsWith("sample.") && !/^item(\.|\[)/.test(ref)) issues.push({ path: [...at, "input", k, "content"], message: `{{ ${ref} }}: only the namespaces item and sample exist` });
+      if (ref.startsWith("sample.") && ref !== "sample.output_text")
+        issues.push({
+          path: [...at, "input", k, "content"],
+          message: `{{ ${ref} }} is not supported in model graders (supported: sample.output_text, item.<path>)`,
+        });
+      else if (!ref.startsWith("sample.") && !/^item(\.|\[)/.test(ref))
+        issues.push({
+          path: [...at, "input", k, "content"],
+          message: `{{ ${ref} }}: only the namespaces item and sample exist`,
+        });
     }
     return { role: m.role, content: text };
   });
-  if (!template.some((m) => /\{\{\s*sample\.output_text\s*\}\}/.test(m.content))) issues.push({ path: [...at, "input"], message: "no message shows the sample: add {{sample.output_text}}" });
+  if (!template.some((m) => /\{\{\s*sample\.output_text\s*\}\}/.test(m.content)))
+    issues.push({ path: [...at, "input"], message: "no message shows the sample: add {{sample.output_text}}" });
   if (issues.length > 0) return { issues };
-  const base: Record<string, unknown> = { name, type: "judge", baseUrl: OPENAI_BASE_URL, apiKeyEnv: OPENAI_KEY_ENV, model: grader.model, template };
+  const base: Record<string, unknown> = {
+    name,
+    type: "judge",
+    baseUrl: OPENAI_BASE_URL,
+    apiKeyEnv: OPENAI_KEY_ENV,
+    model: grader.model,
+    template,
+  };
   if (grader.type === "label_model") {
     const unknown = grader.passing_labels.filter((l) => !grader.labels.includes(l));
-    if (unknown.length > 0) return { issues: [{ path: [...at, "passing_labels"], message: `${unknown.map((l) => JSON.stringify(l)).join(", ")} not among the labels` }] };
-    return { component: { ...base, parse: { labels: grader.labels, passing: grader.passing_labels }, responseFormat: resultSchema({ type: "string", enum: grader.labels }), passThreshold: 1 } };
+    if (unknown.length > 0)
+      return {
+        issues: [
+          {
+            path: [...at, "passing_labels"],
+            message: `${unknown.map((l) => JSON.stringify(l)).join(", ")} not among the labels`,
+          },
+        ],
+      };
+    return {
+      component: {
+        ...base,
+        parse: { labels: grader.labels, passing: grader.passing_labels },
+        responseFormat: resultSchema({ type: "string", enum: grader.labels }),
+        passThreshold: 1,
+      },
+    };
   }
   const [lo, hi] = grader.range ?? [0, 1];
-  if (!(hi > lo)) return { issues: [{ path: [...at, "range"], message: "range: the upper end must be greater than the lower" }] };
+  if (!(hi > lo))
+    return { issues: [{ path: [...at, "range"], message: "range: the upper end must be greater than the lower" }] };
   const sp = grader.sampling_params ?? {};
   const maxTokens = sp.max_completions_tokens ?? sp.max_completion_tokens;
   return {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { extractProgram, fencedBlocks } from "./extract.js";
 
 describe("extractProgram", () => {
-  const text = "Plan:\n```\nuntagged\n```\n```python\nfirst = 1\n```\nthen\n```py\nlast = 2\n```\n```js\nconst x = 3;\n```";
+  const text =
+    "Plan:\n```\nuntagged\n```\n```python\nfirst = 1\n```\nthen\n```py\nlast = 2\n```\n```js\nconst x = 3;\n```";
   it("takes the last block of the language by default, and first / all on request", () => {
     expect(extractProgram(text, "python", "last")).toBe("last = 2");
     expect(extractProgram(text, "python", "first")).toBe("first = 1");

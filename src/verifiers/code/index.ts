@@ -41,30 +41,57 @@ const options = z
     /** Open file descriptors. */
     maxOpenFiles: z.number().int().min(16).max(65_536).default(DEFAULT_LIMITS.maxOpenFiles),
     /** Program output kept per test (characters) and of stderr (bytes); the rest is dropped. */
-    outputLimitBytes: z.number().int().min(1024).max(1 << 30).default(DEFAULT_LIMITS.outputLimitBytes),
+    outputLimitBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1 << 30)
+      .default(DEFAULT_LIMITS.outputLimitBytes),
     /** Sandboxes run at once (default: available parallelism). Shared by every code component of the engine. */
     concurrency: z.number().int().positive().max(1024).optional(),
     /** As root, slot i of the pool runs as uid `uidBase + i` (unused uids: the sandbox owns nothing on the host). */
     uidBase: z.number().int().min(1000).max(2_000_000_000).default(61_000),
   })
   .superRefine((o, ctx) => {
-    if (o.sandbox === "sandboxfusion" && !o.sandboxFusionUrl) ctx.addIssue({ code: "custom", path: ["sandboxFusionUrl"], message: "required with sandbox: sandboxfusion" });
+    if (o.sandbox === "sandboxfusion" && !o.sandboxFusionUrl)
+      ctx.addIssue({ code: "custom", path: ["sandboxFusionUrl"], message: "required with sandbox: sandboxfusion" });
   });
 export type CodeOptions = z.infer<typeof options>;
 
 const KEEP_FAILURES = 3;
 
 function harnessTask(ref: CodeReference, program: string): HarnessTask {
-  const prelude = "prelude" in ref && ref.prelude !== undefined ? (ref.prelude === "leetcode" ? LEETCODE_PRELUDE : ref.prelude) : undefined;
+  const prelude =
+    "prelude" in ref && ref.prelude !== undefined
+      ? ref.prelude === "leetcode"
+        ? LEETCODE_PRELUDE
+        : ref.prelude
+      : undefined;
   const withPrelude = <T extends HarnessTask>(t: T): T => (prelude ? { ...t, prelude } : t);
-  if (ref.kind === "assert") return withPrelude({ kind: "assert", program, ...(ref.entryPoint ? { entryPoint: ref.entryPoint } : {}), test: ref.test });
-  if (ref.kind === "call") return withPrelude({ kind: "call", program, entryPoint: ref.entryPoint, cases: ref.cases, atol: ref.atol, encoding: ref.encoding, ...(ref.compare ? { compare: ref.compare } : {}) });
+  if (ref.kind === "assert")
+    return withPrelude({
+      kind: "assert",
+      program,
+      ...(ref.entryPoint ? { entryPoint: ref.entryPoint } : {}),
+      test: ref.test,
+    });
+  if (ref.kind === "call")
+    return withPrelude({
+      kind: "call",
+      program,
+      entryPoint: ref.entryPoint,
+      cases: ref.cases,
+      atol: ref.atol,
+      encoding: ref.encoding,
+      ...(ref.compare ? { compare: ref.compare } : {}),
+    });
   return { kind: "stdio", program, cases: ref.cases, compare: ref.compare, atol: ref.atol, rtol: ref.rtol };
 }
 
 function weightsOf(ref: CodeReference, n: number): { weights?: number[]; source: string } {
   if (ref.weights && ref.weights.length === n) return { weights: ref.weights, source: "reference.weights" };
-  if (ref.passRates && ref.passRates.length === n) return { weights: difficultyWeights(ref.passRates), source: "reference.passRates" };
+  if (ref.passRates && ref.passRates.length === n)
+    return { weights: difficultyWeights(ref.passRates), source: "reference.passRates" };
   const declared = ref.weights ?? ref.passRates;
   return { source: declared ? `uniform (reference declares ${declared.length} values for ${n} tests)` : "uniform" };
 }
@@ -73,7 +100,9 @@ function makeBackend(o: CodeOptions): SandboxBackend {
   const pool = sharedPool(o.concurrency);
   if (o.sandbox === "sandboxfusion") return sandboxFusionBackend(pool, { url: o.sandboxFusionUrl! });
   if (o.sandbox === "none") {
-    console.warn("rewardkit: code verifier runs with `sandbox: none`: completions execute WITHOUT isolation (resource limits and a separate uid only)");
+    console.warn(
+      "rewardkit: code verifier runs with `sandbox: none`: completions execute WITHOUT isolation (resource limits and a separate uid only)",
+    );
   }
   return localBackend(pool, { uidBase: o.uidBase, isolate: o.sandbox === "bwrap" });
 }
@@ -86,7 +115,8 @@ function makeBackend(o: CodeOptions): SandboxBackend {
  */
 export const codeVerifier: VerifierDefinition<CodeOptions> = {
   type: "code",
-  summary: "unit tests from the reference run on the completion's program in a sandbox (all / fraction / VeRPO-weighted)",
+  summary:
+    "unit tests from the reference run on the completion's program in a sandbox (all / fraction / VeRPO-weighted)",
   options,
   isolation: "inline",
   selfTimed: true, // the sandbox pool queues runs and kills each at its own deadline
@@ -126,7 +156,8 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
         if (missing !== undefined) return unscorable("sandbox_error", { error: missing });
       }
       const run = await backend.run(language, harnessTask(ref, program), limits);
-      if (run.sandboxError !== undefined) return unscorable("sandbox_error", { error: run.sandboxError, sandbox: backend.name });
+      if (run.sandboxError !== undefined)
+        return unscorable("sandbox_error", { error: run.sandboxError, sandbox: backend.name });
       const counts: Partial<Record<TestStatus, number>> = {};
       for (const s of run.statuses) counts[s] = (counts[s] ?? 0) + 1;
       const n = run.statuses.length;
@@ -145,7 +176,9 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
         wallMs: Math.round(run.wallMs),
       };
       if (passed < n) {
-        details.failures = [...run.messages.entries()].slice(0, KEEP_FAILURES).map(([test, message]) => ({ test, status: run.statuses[test], message }));
+        details.failures = [...run.messages.entries()]
+          .slice(0, KEEP_FAILURES)
+          .map(([test, message]) => ({ test, status: run.statuses[test], message }));
         if (run.endedBy) details.endedBy = run.endedBy;
       }
       if (w) details.weights = w.source;

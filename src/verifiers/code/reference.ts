@@ -37,11 +37,20 @@ const prelude = z.union([z.literal("leetcode"), z.string()]).optional();
  * are set-up); a `check` that cannot be split (a `return` in it) is one test, and so is test code without `check`.
  */
 export const assertReference = z
-  .strictObject({ kind: z.literal("assert"), entryPoint: identifier.optional(), test: z.string().min(1), prelude, ...common })
-  .refine((r) => r.entryPoint !== undefined || /^check\s*\(/m.test(r.test) || !/\bdef check\b|function check\b/.test(r.test), {
-    message: "needs entryPoint (the candidate passed to check), unless the test code calls check(...) itself",
-    path: ["entryPoint"],
-  });
+  .strictObject({
+    kind: z.literal("assert"),
+    entryPoint: identifier.optional(),
+    test: z.string().min(1),
+    prelude,
+    ...common,
+  })
+  .refine(
+    (r) => r.entryPoint !== undefined || /^check\s*\(/m.test(r.test) || !/\bdef check\b|function check\b/.test(r.test),
+    {
+      message: "needs entryPoint (the candidate passed to check), unless the test code calls check(...) itself",
+      path: ["entryPoint"],
+    },
+  );
 
 /**
  * `call`: EvalPlus style. Each case calls the entry point with `input` (the argument list) and compares the
@@ -104,20 +113,37 @@ export function nativeReference(raw: unknown): { value: unknown; error?: string 
     }
   }
   if (Array.isArray(v) && v.length > 0 && v.every((c) => c && typeof c === "object" && "input" in c && "output" in c)) {
-    return { value: { kind: "stdio", cases: v.map((c: { input: unknown; output: unknown }) => ({ stdin: lines(c.input), stdout: lines(c.output) })) } };
+    return {
+      value: {
+        kind: "stdio",
+        cases: v.map((c: { input: unknown; output: unknown }) => ({ stdin: lines(c.input), stdout: lines(c.output) })),
+      },
+    };
   }
   if (!v || typeof v !== "object" || Array.isArray(v) || "kind" in v) return { value: v };
   const o = v as Record<string, unknown>;
   const rest = Object.fromEntries(Object.entries(o).filter(([k]) => ["language", "weights", "passRates"].includes(k)));
-  if (typeof o.functional === "string") return { value: { kind: "assert", test: o.functional, prelude: "leetcode", ...rest } };
+  if (typeof o.functional === "string")
+    return { value: { kind: "assert", test: o.functional, prelude: "leetcode", ...rest } };
   if (Array.isArray(o.inputs) && Array.isArray(o.outputs)) {
-    if (o.inputs.length !== o.outputs.length) return { value: v, error: `inputs (${o.inputs.length}) and outputs (${o.outputs.length}) differ in length` };
+    if (o.inputs.length !== o.outputs.length)
+      return { value: v, error: `inputs (${o.inputs.length}) and outputs (${o.outputs.length}) differ in length` };
     const outputs: unknown[] = o.outputs;
     const inputs: unknown[] = o.inputs;
     if (typeof o.fn_name === "string") {
-      return { value: { kind: "call", entryPoint: o.fn_name, compare: "taco", cases: inputs.map((x, i) => ({ input: Array.isArray(x) ? (x as unknown[]) : [x], output: outputs[i] })), ...rest } };
+      return {
+        value: {
+          kind: "call",
+          entryPoint: o.fn_name,
+          compare: "taco",
+          cases: inputs.map((x, i) => ({ input: Array.isArray(x) ? (x as unknown[]) : [x], output: outputs[i] })),
+          ...rest,
+        },
+      };
     }
-    return { value: { kind: "stdio", cases: inputs.map((x, i) => ({ stdin: lines(x), stdout: lines(outputs[i]) })), ...rest } };
+    return {
+      value: { kind: "stdio", cases: inputs.map((x, i) => ({ stdin: lines(x), stdout: lines(outputs[i]) })), ...rest },
+    };
   }
   return { value: v };
 }

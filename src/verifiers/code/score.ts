@@ -28,7 +28,12 @@ export function difficultyWeights(passRates: readonly number[]): number[] {
  * Example: statuses `[pass, fail, pass]`, weights `[0.05, 0.5, 1]`, denseScale 0.5:
  * D = 1.05 / 1.55 = 0.677…, score = 0.339….
  */
-export function scoreTests(statuses: readonly TestStatus[], mode: ScoreMode, weights?: readonly number[], denseScale = 0.5): number {
+export function scoreTests(
+  statuses: readonly TestStatus[],
+  mode: ScoreMode,
+  weights?: readonly number[],
+  denseScale = 0.5,
+): number {
   const n = statuses.length;
   if (n === 0) return 0;
   let passed = 0;

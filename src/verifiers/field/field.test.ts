@@ -13,12 +13,27 @@ describe("field component", () => {
     expect(run({ path: "metadata.rm_score" }, { rm_score: 0.75 })).toEqual({ score: 0.75, status: "ok" });
     expect(run({ path: "metadata.rm_score" }, { rm_score: -3.5 })).toEqual({ score: -3.5, status: "ok" });
     expect(run({ path: "metadata.rm_score", min: 0, max: 1 }, { rm_score: 1 })).toEqual({ score: 1, status: "ok" });
-    expect(run({ path: "metadata.rm_score", min: 0, max: 1 }, { rm_score: 1.5 })).toEqual({ score: null, status: "unscorable", reason: "out_of_range", details: { path: "metadata.rm_score", value: 1.5, min: 0, max: 1 } });
-    expect(run({ path: "metadata.rm_score" }, {})).toMatchObject({ score: null, reason: "no_score", details: { error: "missing" } });
+    expect(run({ path: "metadata.rm_score", min: 0, max: 1 }, { rm_score: 1.5 })).toEqual({
+      score: null,
+      status: "unscorable",
+      reason: "out_of_range",
+      details: { path: "metadata.rm_score", value: 1.5, min: 0, max: 1 },
+    });
+    expect(run({ path: "metadata.rm_score" }, {})).toMatchObject({
+      score: null,
+      reason: "no_score",
+      details: { error: "missing" },
+    });
     expect(run({ path: "metadata.rm_score" }, { rm_score: "0.5" })).toMatchObject({ score: null, reason: "no_score" });
-    expect(run({ path: "metadata.rm_score", parseStrings: true }, { rm_score: "0.5" })).toEqual({ score: 0.5, status: "ok" });
+    expect(run({ path: "metadata.rm_score", parseStrings: true }, { rm_score: "0.5" })).toEqual({
+      score: 0.5,
+      status: "ok",
+    });
     expect(run({ path: "metadata.rm_score" }, { rm_score: null })).toMatchObject({ score: null, reason: "no_score" });
-    expect(run({ path: "metadata.rm_score" }, { rm_score: Number.NaN })).toMatchObject({ score: null, reason: "no_score" });
+    expect(run({ path: "metadata.rm_score" }, { rm_score: Number.NaN })).toMatchObject({
+      score: null,
+      reason: "no_score",
+    });
     expect(() => fieldVerifier.options.parse({ path: "x", min: 2, max: 1 })).toThrow(/min must be <= max/);
   });
 });

@@ -14,7 +14,10 @@ const options = z
     /** Read a numeric string ("0.75") as its number (default false: only JSON numbers count). */
     parseStrings: z.boolean().default(false),
   })
-  .refine((o) => o.min === undefined || o.max === undefined || o.min <= o.max, { path: ["min"], message: "min must be <= max" });
+  .refine((o) => o.min === undefined || o.max === undefined || o.min <= o.max, {
+    path: ["min"],
+    message: "min must be <= max",
+  });
 export type FieldOptions = z.infer<typeof options>;
 
 /**
@@ -38,9 +41,18 @@ export const fieldVerifier: VerifierDefinition<FieldOptions> = {
       const raw = getPath(rollout, o.path);
       const v = o.parseStrings && typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
       if (typeof v !== "number" || !Number.isFinite(v)) {
-        return unscorable("no_score", { path: o.path, ...(raw === undefined ? { error: "missing" } : { error: "not a finite number", value: raw === null ? null : (typeof raw === "string" ? raw : JSON.stringify(raw)).slice(0, 100) }) });
+        return unscorable("no_score", {
+          path: o.path,
+          ...(raw === undefined
+            ? { error: "missing" }
+            : {
+                error: "not a finite number",
+                value: raw === null ? null : (typeof raw === "string" ? raw : JSON.stringify(raw)).slice(0, 100),
+              }),
+        });
       }
-      if ((o.min !== undefined && v < o.min) || (o.max !== undefined && v > o.max)) return unscorable("out_of_range", { path: o.path, value: v, min: o.min ?? null, max: o.max ?? null });
+      if ((o.min !== undefined && v < o.min) || (o.max !== undefined && v > o.max))
+        return unscorable("out_of_range", { path: o.path, value: v, min: o.min ?? null, max: o.max ?? null });
       return ok(v);
     };
   },

@@ -23,7 +23,10 @@ describe("thinkFormat", () => {
   });
 
   it("byte-exact peer behaviour without leading whitespace", () => {
-    expect(thinkFormat("  <think>a</think>4", { ...v, allowLeadingWhitespace: false })).toEqual({ score: 0, problem: "not_at_start" });
+    expect(thinkFormat("  <think>a</think>4", { ...v, allowLeadingWhitespace: false })).toEqual({
+      score: 0,
+      problem: "not_at_start",
+    });
   });
 });
 
@@ -41,23 +44,42 @@ describe("reasoning templates", () => {
     expect(promptOpensThink("Reason inside <think> tags, then answer.")).toBe(false);
     expect(promptOpensThink("<|im_start|>assistant\n<think>\n\n</think>\n\n")).toBe(false); // Qwen3 no-think: closed
     expect(promptOpensThink([{ role: "user", content: "Q <think>" }])).toBe(false);
-    expect(promptOpensThink([{ role: "user", content: "Q" }, { role: "assistant", content: "<think>\n" }])).toBe(true);
+    expect(
+      promptOpensThink([
+        { role: "user", content: "Q" },
+        { role: "assistant", content: "<think>\n" },
+      ]),
+    ).toBe(true);
     expect(promptOpensThink(undefined)).toBe(false);
   });
 
   it("auto: an R1 prompt's completion `…</think>answer` is well formed; without that prompt it is not", () => {
-    expect(score({ prompt: r1Prompt, completion: "2 plus 2 is 4.\n</think>\n\nThe answer is 4." })).toEqual({ score: 1, status: "ok" });
-    expect(score({ prompt: "What is 2+2?", completion: "2 plus 2 is 4.\n</think>\n\nThe answer is 4." })).toMatchObject({ score: 0, details: { problem: "no_open_tag" } });
+    expect(score({ prompt: r1Prompt, completion: "2 plus 2 is 4.\n</think>\n\nThe answer is 4." })).toEqual({
+      score: 1,
+      status: "ok",
+    });
+    expect(score({ prompt: "What is 2+2?", completion: "2 plus 2 is 4.\n</think>\n\nThe answer is 4." })).toMatchObject(
+      { score: 0, details: { problem: "no_open_tag" } },
+    );
     // the model repeating the tag the prompt opened is not doubled
     expect(score({ prompt: r1Prompt, completion: "<think>4</think> 4" })).toEqual({ score: 1, status: "ok" });
     // still judged: no answer after the block, or a second block
-    expect(score({ prompt: r1Prompt, completion: "2 plus 2 is 4.</think>" })).toMatchObject({ score: 0, details: { problem: "empty_answer" } });
-    expect(score({ prompt: r1Prompt, completion: "a</think><think>b</think> 4" })).toMatchObject({ score: 0, details: { problem: "repeated_tags" } });
+    expect(score({ prompt: r1Prompt, completion: "2 plus 2 is 4.</think>" })).toMatchObject({
+      score: 0,
+      details: { problem: "empty_answer" },
+    });
+    expect(score({ prompt: r1Prompt, completion: "a</think><think>b</think> 4" })).toMatchObject({
+      score: 0,
+      details: { problem: "repeated_tags" },
+    });
   });
 
   it("true / false override the detection", () => {
     expect(score({ completion: "x</think> 4" }, { promptOpensThink: true })).toEqual({ score: 1, status: "ok" });
-    expect(score({ prompt: r1Prompt, completion: "x</think> 4" }, { promptOpensThink: false })).toMatchObject({ score: 0, details: { problem: "no_open_tag" } });
+    expect(score({ prompt: r1Prompt, completion: "x</think> 4" }, { promptOpensThink: false })).toMatchObject({
+      score: 0,
+      details: { problem: "no_open_tag" },
+    });
     expect(() => thinkFormatVerifier.options.parse({ promptOpensThink: "yes" })).toThrow();
   });
 
@@ -68,9 +90,19 @@ describe("reasoning templates", () => {
     expect(score({ completion: msg({}) })).toMatchObject({ score: 0, details: { problem: "no_open_tag" } });
     expect(score({ completion: msg({ reasoning_content: "  " }) })).toMatchObject({ score: 0 });
     // reasoning separate AND think tags in the content: two blocks
-    expect(score({ completion: [{ role: "assistant", content: "<think>again</think> 4", reasoning_content: "r" }] as unknown as Rollout["completion"] })).toMatchObject({ score: 0, details: { problem: "repeated_tags" } });
+    expect(
+      score({
+        completion: [
+          { role: "assistant", content: "<think>again</think> 4", reasoning_content: "r" },
+        ] as unknown as Rollout["completion"],
+      }),
+    ).toMatchObject({ score: 0, details: { problem: "repeated_tags" } });
     // an empty answer after separated reasoning fails under verifiers semantics
-    expect(score({ completion: [{ role: "assistant", content: "", reasoning_content: "r" }] as unknown as Rollout["completion"] })).toMatchObject({ score: 0, details: { problem: "empty_answer" } });
+    expect(
+      score({
+        completion: [{ role: "assistant", content: "", reasoning_content: "r" }] as unknown as Rollout["completion"],
+      }),
+    ).toMatchObject({ score: 0, details: { problem: "empty_answer" } });
   });
 
   it("declares the prompt and the raw completion as read (verdict cache key)", () => {

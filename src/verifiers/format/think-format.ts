@@ -13,7 +13,10 @@ const options = z.strictObject({
    */
   semantics: z.enum(["verifiers", "trl"]).default("verifiers"),
   /** Tag name, default `think`. */
-  tag: z.string().regex(/^[A-Za-z][\w-]*$/).default("think"),
+  tag: z
+    .string()
+    .regex(/^[A-Za-z][\w-]*$/)
+    .default("think"),
   /** Allow whitespace before the opening tag (default true; both peers' patterns do not, so set false to match them byte for byte). */
   allowLeadingWhitespace: z.boolean().default(true),
   /**
@@ -39,7 +42,10 @@ function count(s: string, sub: string): number {
  * Examples: `"<think>a</think>42"` → 1; `"<think>a</think>"` → 0 (`empty_answer`) under `verifiers`, 1 under `trl`;
  * `"42"` → 0 (`no_open_tag`).
  */
-export function thinkFormat(completion: string, o: Pick<ThinkFormatOptions, "semantics" | "tag" | "allowLeadingWhitespace">): { score: 0 | 1; problem?: string } {
+export function thinkFormat(
+  completion: string,
+  o: Pick<ThinkFormatOptions, "semantics" | "tag" | "allowLeadingWhitespace">,
+): { score: 0 | 1; problem?: string } {
   const open = `<${o.tag}>`;
   const close = `</${o.tag}>`;
   const text = o.allowLeadingWhitespace ? completion.trimStart() : completion;
@@ -49,8 +55,10 @@ export function thinkFormat(completion: string, o: Pick<ThinkFormatOptions, "sem
   const closeAt = text.indexOf(close);
   if (closeAt === -1) return { score: 0, problem: "unclosed" };
   // TRL's lookahead forbids a second opening tag anywhere; verifiers also forbids a second closing tag.
-  if (opens > 1 || (o.semantics === "verifiers" && count(text, close) > 1)) return { score: 0, problem: "repeated_tags" };
-  if (o.semantics === "verifiers" && text.slice(closeAt + close.length).trim() === "") return { score: 0, problem: "empty_answer" };
+  if (opens > 1 || (o.semantics === "verifiers" && count(text, close) > 1))
+    return { score: 0, problem: "repeated_tags" };
+  if (o.semantics === "verifiers" && text.slice(closeAt + close.length).trim() === "")
+    return { score: 0, problem: "empty_answer" };
   return { score: 1 };
 }
 
@@ -86,10 +94,17 @@ function reasoningOf(m: unknown): string | undefined {
  * `<tag>reasoning</tag>content`; turns are joined by a blank line as for every verifier. When the prompt opens the
  * think block (`promptOpensThink`), the opening tag is put in front of a completion that does not start with it.
  */
-export function thinkText(completion: string, rollout: { prompt?: unknown; completion?: unknown }, o: ThinkFormatOptions): string {
+export function thinkText(
+  completion: string,
+  rollout: { prompt?: unknown; completion?: unknown },
+  o: ThinkFormatOptions,
+): string {
   let text = completion;
   const c = rollout.completion;
-  if (Array.isArray(c) && c.some((m) => (m as { role?: unknown })?.role === "assistant" && reasoningOf(m) !== undefined)) {
+  if (
+    Array.isArray(c) &&
+    c.some((m) => (m as { role?: unknown })?.role === "assistant" && reasoningOf(m) !== undefined)
+  ) {
     text = c
       .filter((m) => (m as { role?: unknown })?.role === "assistant")
       .map((m) => {

@@ -5,7 +5,11 @@ import { parseSpec } from "../../spec/load.js";
 import { gaussianPoint, iou, iouVerifier, lastTuple, toBox } from "./iou.js";
 
 const run = (opts: Record<string, unknown>, completion: string, reference: unknown): ComponentResult =>
-  iouVerifier.create(iouVerifier.options.parse(opts))({ completion, reference, rollout: { id: "1", group: "g", completion } }) as ComponentResult;
+  iouVerifier.create(iouVerifier.options.parse(opts))({
+    completion,
+    reference,
+    rollout: { id: "1", group: "g", completion },
+  }) as ComponentResult;
 
 describe("iou verifier", () => {
   it("IoU of boxes, hand-computed", () => {
@@ -27,9 +31,17 @@ describe("iou verifier", () => {
     expect(run({}, "The box is [1, 1, 3, 3].", [0, 0, 2, 2]).score).toBe(1 / 7);
     expect(run({}, "[5, 5, 6, 6]", [0, 0, 2, 2])).toMatchObject({ score: 0, reason: "wrong_answer" });
     expect(run({ format: "xywh" }, "[1, 1, 2, 2]", { bbox: [0, 0, 2, 2] }).score).toBe(1 / 7);
-    expect(run({}, "[0, 0, 2, 2]", [[5, 5, 9, 9], [0, 0, 2, 2]]).score).toBe(1);
+    expect(
+      run({}, "[0, 0, 2, 2]", [
+        [5, 5, 9, 9],
+        [0, 0, 2, 2],
+      ]).score,
+    ).toBe(1);
     expect(run({ mode: "binary", threshold: 0.1 }, "[1, 1, 3, 3]", [0, 0, 2, 2]).score).toBe(1);
-    expect(run({ mode: "binary", threshold: 0.5 }, "[1, 1, 3, 3]", [0, 0, 2, 2])).toMatchObject({ score: 0, reason: "wrong_answer" });
+    expect(run({ mode: "binary", threshold: 0.5 }, "[1, 1, 3, 3]", [0, 0, 2, 2])).toMatchObject({
+      score: 0,
+      reason: "wrong_answer",
+    });
     expect(gaussianPoint(10, 10, [0, 0, 10, 20], 0.5)).toBeCloseTo(Math.exp(-0.5), 15);
     expect(run({ mode: "gaussian-point" }, "tap (10, 10)", [0, 0, 10, 20]).score).toBeCloseTo(0.6065306597126334, 15);
     expect(run({ mode: "gaussian-point" }, "[0, 0, 10, 20]", [0, 0, 10, 20]).score).toBe(1);
@@ -50,7 +62,8 @@ describe("iou verifier", () => {
     const scorer = createScorer(spec, { concurrency: 1 });
     try {
       // IoU 1/7 ≈ 0.143: passes at 0.1; after two passes (step 0) the threshold moves to 0.3 from step 1
-      const r = (step: number) => scorer.score({ id: String(step), group: "g", step, completion: "[1, 1, 3, 3]", reference: [0, 0, 2, 2] });
+      const r = (step: number) =>
+        scorer.score({ id: String(step), group: "g", step, completion: "[1, 1, 3, 3]", reference: [0, 0, 2, 2] });
       expect((await r(0)).results[0]!.score).toBe(1);
       expect((await r(0)).results[0]!.score).toBe(1);
       expect((await r(1)).results[0]!.score).toBe(0); // same completion, stricter threshold (and not a stale cache hit)

@@ -73,9 +73,11 @@ export function lastTuple(text: string, n: 2 | 4): number[] | undefined {
 /** Reference boxes: [x, y, x, y], several of them, `{box}` / `{bbox}`, or a string holding one. Null: bad shape. */
 function referenceBoxes(reference: unknown, format: "xyxy" | "xywh"): Box[] | null | undefined {
   if (reference === undefined || reference === null || reference === "") return undefined;
-  const isQuad = (v: unknown): v is number[] => Array.isArray(v) && v.length === 4 && v.every((x) => typeof x === "number" && Number.isFinite(x));
+  const isQuad = (v: unknown): v is number[] =>
+    Array.isArray(v) && v.length === 4 && v.every((x) => typeof x === "number" && Number.isFinite(x));
   let r: unknown = reference;
-  if (typeof r === "object" && !Array.isArray(r)) r = (r as { box?: unknown; bbox?: unknown }).box ?? (r as { bbox?: unknown }).bbox;
+  if (typeof r === "object" && !Array.isArray(r))
+    r = (r as { box?: unknown; bbox?: unknown }).box ?? (r as { bbox?: unknown }).bbox;
   if (typeof r === "string") r = lastTuple(r, 4);
   if (isQuad(r)) return [toBox(r, format)];
   if (Array.isArray(r) && r.length > 0 && r.every(isQuad)) return r.map((b) => toBox(b, format));
@@ -98,7 +100,8 @@ export const iouVerifier: VerifierDefinition<IouOptions> = {
     return ({ completion, reference }) => {
       const refs = referenceBoxes(reference, o.format);
       if (refs === undefined) return unscorable("no_reference");
-      if (refs === null) return unscorable("invalid_reference", { expected: "[x1, y1, x2, y2], a list of them, or {box: [...]}" });
+      if (refs === null)
+        return unscorable("invalid_reference", { expected: "[x1, y1, x2, y2], a list of them, or {box: [...]}" });
       if (o.mode === "gaussian-point") {
         const quad = lastTuple(completion, 4);
         const b = quad ? toBox(quad, o.format) : undefined;
@@ -111,7 +114,8 @@ export const iouVerifier: VerifierDefinition<IouOptions> = {
       if (!pred) return unscorable("no_answer");
       const box = toBox(pred, o.format);
       const v = Math.max(...refs.map((b) => iou(box, b)));
-      if (o.mode === "binary") return v >= o.threshold ? ok(1, undefined, { iou: v }) : ok(0, "wrong_answer", { iou: v });
+      if (o.mode === "binary")
+        return v >= o.threshold ? ok(1, undefined, { iou: v }) : ok(0, "wrong_answer", { iou: v });
       return v === 0 ? ok(0, "wrong_answer", { iou: 0, box }) : ok(v, undefined, { iou: v, box });
     };
   },

@@ -42,16 +42,22 @@ type Parsed = { ids: string[]; kwargs: Record<string, unknown>[] } | { error: st
 
 /** Validates `{instruction_id_list, kwargs}`; null-valued kwargs are dropped (Hugging Face's IFEval copy pads with nulls). */
 export function parseIfevalReference(reference: unknown): Parsed {
-  if (reference === null || typeof reference !== "object" || Array.isArray(reference)) return { error: "reference must be an object {instruction_id_list, kwargs}" };
+  if (reference === null || typeof reference !== "object" || Array.isArray(reference))
+    return { error: "reference must be an object {instruction_id_list, kwargs}" };
   const r = reference as Record<string, unknown>;
   const ids = r.instruction_id_list;
-  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((x) => typeof x === "string")) return { error: "instruction_id_list: expected a non-empty array of instruction ids" };
+  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((x) => typeof x === "string"))
+    return { error: "instruction_id_list: expected a non-empty array of instruction ids" };
   const kw: unknown = r.kwargs ?? ids.map(() => ({}));
-  if (!Array.isArray(kw) || kw.length !== ids.length) return { error: `kwargs: expected an array of ${ids.length} objects, one per instruction` };
+  if (!Array.isArray(kw) || kw.length !== ids.length)
+    return { error: `kwargs: expected an array of ${ids.length} objects, one per instruction` };
   const kwargs: Record<string, unknown>[] = [];
   for (let i = 0; i < ids.length; i++) {
     const def = INSTRUCTIONS.get(ids[i] as string);
-    if (!def) return { error: `instruction_id_list[${i}]: unknown instruction "${ids[i] as string}"; known: ${instructionIds().join(", ")}` };
+    if (!def)
+      return {
+        error: `instruction_id_list[${i}]: unknown instruction "${ids[i] as string}"; known: ${instructionIds().join(", ")}`,
+      };
     const k: unknown = kw[i];
     if (k === null || typeof k !== "object" || Array.isArray(k)) return { error: `kwargs[${i}]: expected an object` };
     const clean = Object.fromEntries(Object.entries(k as Record<string, unknown>).filter(([, v]) => v !== null));
@@ -70,15 +76,26 @@ export function parseIfevalReference(reference: unknown): Parsed {
  * Verdicts for every instruction on one response. Pure: a function of the response, the instructions and options.
  * An empty (whitespace-only) response follows nothing, as in Google's checker.
  */
-export function checkInstructions(response: string, ids: readonly string[], kwargs: readonly Record<string, unknown>[], o: IfevalOptions, detect: DetectLanguage = langdetect): InstructionVerdict[] {
+export function checkInstructions(
+  response: string,
+  ids: readonly string[],
+  kwargs: readonly Record<string, unknown>[],
+  o: IfevalOptions,
+  detect: DetectLanguage = langdetect,
+): InstructionVerdict[] {
   const variants = o.mode === "loose" ? looseVariants(response) : [response];
   const asciiLetters = o.letters === "ascii" || (o.letters === "auto" && o.mode === "strict");
   return ids.map((id, i) => {
     const def = INSTRUCTIONS.get(id)!;
     const k = kwargs[i]!;
-    if (id === "keywords:letter_frequency" && asciiLetters && !/^[a-z]$/.test(String(k.letter).toLowerCase())) return { id, followed: null };
+    if (id === "keywords:letter_frequency" && asciiLetters && !/^[a-z]$/.test(String(k.letter).toLowerCase()))
+      return { id, followed: null };
     const at = variants.findIndex((v) => strip(v) !== "" && def.check(v, k as never, detect));
-    return at < 0 ? { id, followed: false } : o.mode === "loose" ? { id, followed: true, variant: at } : { id, followed: true };
+    return at < 0
+      ? { id, followed: false }
+      : o.mode === "loose"
+        ? { id, followed: true, variant: at }
+        : { id, followed: true };
   });
 }
 

@@ -27,7 +27,8 @@ export interface InstructionDef<K = Record<string, unknown>> {
 
 const relation = z.enum(["less than", "at least"]);
 const count = z.number().int().nonnegative();
-const compare = (n: number, rel: "less than" | "at least", threshold: number): boolean => (rel === "less than" ? n < threshold : n >= threshold);
+const compare = (n: number, rel: "less than" | "at least", threshold: number): boolean =>
+  rel === "less than" ? n < threshold : n >= threshold;
 
 /** A kwarg Google uses as a regex: as is when it has no metacharacter (then both engines agree), else literal. */
 function asPattern(s: string): string {
@@ -72,7 +73,11 @@ export const INSTRUCTIONS: ReadonlyMap<string, InstructionDef<never>> = new Map(
       ),
       def(
         "keywords:letter_frequency",
-        z.strictObject({ letter: z.string().refine((s) => pyLen(s) === 1, "a single character"), let_frequency: count, let_relation: relation }),
+        z.strictObject({
+          letter: z.string().refine((s) => pyLen(s) === 1, "a single character"),
+          let_frequency: count,
+          let_relation: relation,
+        }),
         (v, k) => {
           const letter = strip(k.letter).toLowerCase();
           let n = 0;
@@ -97,12 +102,21 @@ export const INSTRUCTIONS: ReadonlyMap<string, InstructionDef<never>> = new Map(
         }
         return n === k.num_paragraphs;
       }),
-      def("length_constraints:number_words", z.strictObject({ num_words: count, relation }), (v, k) => compare(countWords(v), k.relation, k.num_words)),
+      def("length_constraints:number_words", z.strictObject({ num_words: count, relation }), (v, k) =>
+        compare(countWords(v), k.relation, k.num_words),
+      ),
       def(
         "length_constraints:nth_paragraph_first_word",
         z
-          .strictObject({ num_paragraphs: count, nth_paragraph: z.number().int().positive(), first_word: z.string().min(1) })
-          .refine((k) => k.nth_paragraph <= k.num_paragraphs, { message: "nth_paragraph must be <= num_paragraphs", path: ["nth_paragraph"] }),
+          .strictObject({
+            num_paragraphs: count,
+            nth_paragraph: z.number().int().positive(),
+            first_word: z.string().min(1),
+          })
+          .refine((k) => k.nth_paragraph <= k.num_paragraphs, {
+            message: "nth_paragraph must be <= num_paragraphs",
+            path: ["nth_paragraph"],
+          }),
         (v, k) => {
           const paragraphs = v.split("\n\n");
           let n = paragraphs.length;
@@ -120,15 +134,25 @@ export const INSTRUCTIONS: ReadonlyMap<string, InstructionDef<never>> = new Map(
           return n === k.num_paragraphs && first === k.first_word.toLowerCase();
         },
       ),
-      def("detectable_content:number_placeholders", z.strictObject({ num_placeholders: count }), (v, k) => findAll(v, PLACEHOLDER).length >= k.num_placeholders),
+      def(
+        "detectable_content:number_placeholders",
+        z.strictObject({ num_placeholders: count }),
+        (v, k) => findAll(v, PLACEHOLDER).length >= k.num_placeholders,
+      ),
       def("detectable_content:postscript", z.strictObject({ postscript_marker: z.string().min(1) }), (v, k) => {
         const marker = strip(k.postscript_marker);
         const body =
-          marker === "P.P.S" ? `p\\.${S}?p\\.${S}?s` : marker === "P.S." ? `p\\.${S}?s\\.` : asPattern(marker.toLowerCase());
+          marker === "P.P.S"
+            ? `p\\.${S}?p\\.${S}?s`
+            : marker === "P.S."
+              ? `p\\.${S}?s\\.`
+              : asPattern(marker.toLowerCase());
         return new RegExp(`${S}*${body}${DOT}*${ML_END}`, "u").test(v.toLowerCase());
       }),
-      def("detectable_format:number_bullet_lists", z.strictObject({ num_bullets: count }), (v, k) =>
-        findAll(v, BULLET_STAR).length + findAll(v, BULLET_DASH).length === k.num_bullets,
+      def(
+        "detectable_format:number_bullet_lists",
+        z.strictObject({ num_bullets: count }),
+        (v, k) => findAll(v, BULLET_STAR).length + findAll(v, BULLET_DASH).length === k.num_bullets,
       ),
       def("detectable_format:constrained_response", none, (v) => {
         const s = strip(v);
@@ -140,10 +164,14 @@ export const INSTRUCTIONS: ReadonlyMap<string, InstructionDef<never>> = new Map(
         for (const h of findAll(v, DOUBLE_HIGHLIGHT)) if (strip(h.slice(2, -2)) !== "") n++;
         return n >= k.num_highlights;
       }),
-      def("detectable_format:multiple_sections", z.strictObject({ section_spliter: z.string().min(1), num_sections: count }), (v, k) => {
-        const re = new RegExp(`${S}?${asPattern(strip(k.section_spliter))}${S}?\\p{Nd}+${S}?`, "gu");
-        return split(v, re).length - 1 >= k.num_sections;
-      }),
+      def(
+        "detectable_format:multiple_sections",
+        z.strictObject({ section_spliter: z.string().min(1), num_sections: count }),
+        (v, k) => {
+          const re = new RegExp(`${S}?${asPattern(strip(k.section_spliter))}${S}?\\p{Nd}+${S}?`, "gu");
+          return split(v, re).length - 1 >= k.num_sections;
+        },
+      ),
       def("detectable_format:json_format", none, (v) => {
         let s = strip(v);
         for (const p of ["```json", "```Json", "```JSON", "```"]) {
@@ -157,7 +185,9 @@ export const INSTRUCTIONS: ReadonlyMap<string, InstructionDef<never>> = new Map(
           return false;
         }
       }),
-      def("detectable_format:title", none, (v) => findAll(v, TITLE).some((t) => strip(rstrip(lstrip(t, "<"), ">")) !== "")),
+      def("detectable_format:title", none, (v) =>
+        findAll(v, TITLE).some((t) => strip(rstrip(lstrip(t, "<"), ">")) !== ""),
+      ),
       def("combination:two_responses", none, (v) => {
         const parts = v.split("******");
         const valid: string[] = [];
@@ -174,8 +204,10 @@ export const INSTRUCTIONS: ReadonlyMap<string, InstructionDef<never>> = new Map(
       def("startend:end_checker", z.strictObject({ end_phrase: z.string().min(1) }), (v, k) =>
         strip(strip(v), '"').toLowerCase().endsWith(strip(k.end_phrase).toLowerCase()),
       ),
-      def("change_case:capital_word_frequency", z.strictObject({ capital_frequency: count, capital_relation: relation }), (v, k) =>
-        compare(wordTokenize(v).filter(isUpper).length, k.capital_relation, k.capital_frequency),
+      def(
+        "change_case:capital_word_frequency",
+        z.strictObject({ capital_frequency: count, capital_relation: relation }),
+        (v, k) => compare(wordTokenize(v).filter(isUpper).length, k.capital_relation, k.capital_frequency),
       ),
       def("change_case:english_capital", none, (v, _k, detect) => {
         if (!isUpper(v)) return false;
@@ -208,6 +240,14 @@ export function looseVariants(response: string): string[] {
   const removeLast = strip(lines.slice(0, -1).join("\n"));
   const removeBoth = strip(lines.slice(1, -1).join("\n"));
   const noStars = (s: string): string => s.replaceAll("*", "");
-  return [response, noStars(response), removeFirst, removeLast, removeBoth, noStars(removeFirst), noStars(removeLast), noStars(removeBoth)];
+  return [
+    response,
+    noStars(response),
+    removeFirst,
+    removeLast,
+    removeBoth,
+    noStars(removeFirst),
+    noStars(removeLast),
+    noStars(removeBoth),
+  ];
 }
-

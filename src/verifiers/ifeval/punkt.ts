@@ -73,7 +73,14 @@ interface Token {
 
 function token(tok: string): Token {
   const lower = tok.toLowerCase();
-  return { tok, type: RE_NUMERIC.test(lower) ? "##number##" : lower, periodFinal: tok.endsWith("."), sentbreak: false, abbr: false, ellipsis: false };
+  return {
+    tok,
+    type: RE_NUMERIC.test(lower) ? "##number##" : lower,
+    periodFinal: tok.endsWith("."),
+    sentbreak: false,
+    abbr: false,
+    ellipsis: false,
+  };
 }
 const typeNoPeriod = (t: Token): string => (t.type.length > 1 && t.type.endsWith(".") ? t.type.slice(0, -1) : t.type);
 const typeNoSentperiod = (t: Token): string => (t.sentbreak ? typeNoPeriod(t) : t.type);

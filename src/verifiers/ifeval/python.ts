@@ -13,7 +13,8 @@
  */
 
 /** Python's whitespace (`str.isspace()`), as the body of a character class. */
-export const PY_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+export const PY_SPACE =
+  "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 /** Python's `\s` as a character class. */
 export const S = `[${PY_SPACE}]`;
 /** Python's `\S`. */

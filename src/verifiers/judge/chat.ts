@@ -30,10 +30,13 @@ function tokensOf(lp: unknown): JudgeChoice["tokens"] {
   for (const e of content) {
     if (!isRecord(e) || typeof e.token !== "string") return undefined;
     const top = Array.isArray(e.top_logprobs)
-      ? e.top_logprobs.filter((t): t is TopLogprob => isRecord(t) && typeof t.token === "string" && typeof t.logprob === "number").map((t) => ({ token: t.token, logprob: t.logprob }))
+      ? e.top_logprobs
+          .filter((t): t is TopLogprob => isRecord(t) && typeof t.token === "string" && typeof t.logprob === "number")
+          .map((t) => ({ token: t.token, logprob: t.logprob }))
       : [];
     // some recorders keep only the alternatives: the sampled token's own log-prob is then its top-k entry
-    const logprob = typeof e.logprob === "number" ? e.logprob : (top.find((t) => t.token === e.token)?.logprob ?? Number.NaN);
+    const logprob =
+      typeof e.logprob === "number" ? e.logprob : (top.find((t) => t.token === e.token)?.logprob ?? Number.NaN);
     out.push({ token: e.token, logprob, top });
   }
   return out;
@@ -53,7 +56,10 @@ export function extractChat(json: unknown): Extracted<JudgeChoice[]> {
   const usage = usageOf(json);
   const u = usage ? { usage } : {};
   if (!isRecord(json) || !Array.isArray(json.choices)) {
-    const err = isRecord(json) && isRecord(json.error) && typeof json.error.message === "string" ? `: ${json.error.message.slice(0, 200)}` : "";
+    const err =
+      isRecord(json) && isRecord(json.error) && typeof json.error.message === "string"
+        ? `: ${json.error.message.slice(0, 200)}`
+        : "";
     return { error: `the response has no choices${err}`, ...u };
   }
   const choices: JudgeChoice[] = [];

@@ -35,21 +35,34 @@ interface ChoiceVerdict {
 }
 
 /** Scores one choice: the parser on its text, then (when asked) the verdict token's probabilities. */
-export function scoreChoice(choice: JudgeChoice, parser: Parser, lp: LogprobSettings | undefined, item: unknown): ChoiceVerdict {
+export function scoreChoice(
+  choice: JudgeChoice,
+  parser: Parser,
+  lp: LogprobSettings | undefined,
+  item: unknown,
+): ChoiceVerdict {
   const parsed = parser.parse(choice.text, item);
   const v: ChoiceVerdict = { text: choice.text };
   if (!("error" in parsed)) {
     v.score = parsed.score;
     v.value = parsed.value;
     v.scoredBy = "text";
-  } else v.error = choice.text.trim() === "" ? `empty answer${choice.finish ? ` (finish_reason ${choice.finish})` : ""}` : parsed.error;
+  } else
+    v.error =
+      choice.text.trim() === ""
+        ? `empty answer${choice.finish ? ` (finish_reason ${choice.finish})` : ""}`
+        : parsed.error;
   if (lp) {
     const s = logprobScore(choice, parser, parsed, lp);
     if ("error" in s) v.logprobError = s.error;
     else {
       v.score = s.score;
       v.scoredBy = "logprobs";
-      v.logprobs = { token: s.token, mass: round(s.mass), found: Object.fromEntries(Object.entries(s.found).map(([k, p]) => [k, round(p)])) };
+      v.logprobs = {
+        token: s.token,
+        mass: round(s.mass),
+        found: Object.fromEntries(Object.entries(s.found).map(([k, p]) => [k, round(p)])),
+      };
       delete v.error;
     }
   }
@@ -64,7 +77,11 @@ function round(x: number): number {
  * Combines the judgments of one prompt (`samples` of them): numeric scores averaged, labels by majority (ties go to
  * the label listed first). A judgment that does not parse is left out and counted; none parsing → an error.
  */
-export function combine(verdicts: readonly ChoiceVerdict[], parser: Parser, labels?: readonly string[]): { score: number; details: Record<string, unknown> } | { error: string; raw: string } {
+export function combine(
+  verdicts: readonly ChoiceVerdict[],
+  parser: Parser,
+  labels?: readonly string[],
+): { score: number; details: Record<string, unknown> } | { error: string; raw: string } {
   const good = verdicts.filter((v) => v.score !== undefined);
   if (good.length === 0) {
     const first = verdicts[0];
@@ -104,12 +121,21 @@ export function combine(verdicts: readonly ChoiceVerdict[], parser: Parser, labe
 type Asked = { choices: JudgeChoice[]; attempts: number } | { error: string; status?: number; attempts: number };
 
 /** Builds the judge's chat messages from the template and the variables. */
-function messagesFor(o: JudgeOptions, vars: Record<string, string | undefined>, item: unknown): { messages: Array<{ role: string; content: string }> } | { missing: string } {
+function messagesFor(
+  o: JudgeOptions,
+  vars: Record<string, string | undefined>,
+  item: unknown,
+): { messages: Array<{ role: string; content: string }> } | { missing: string } {
   const t = o.template!;
   if (typeof t === "string") {
     const r = render(t, vars, item);
     if ("missing" in r) return r;
-    return { messages: [...(o.system !== undefined ? [{ role: "system", content: o.system }] : []), { role: "user", content: r.text }] };
+    return {
+      messages: [
+        ...(o.system !== undefined ? [{ role: "system", content: o.system }] : []),
+        { role: "user", content: r.text },
+      ],
+    };
   }
   const messages: Array<{ role: string; content: string }> = [];
   for (const m of t) {
@@ -137,7 +163,8 @@ function messagesFor(o: JudgeOptions, vars: Record<string, string | undefined>, 
  */
 export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
   type: "judge",
-  summary: "LLM judge over an OpenAI-compatible chat endpoint: template → judgment → parsed score in [0, 1] (single, pairwise, listwise)",
+  summary:
+    "LLM judge over an OpenAI-compatible chat endpoint: template → judgment → parsed score in [0, 1] (single, pairwise, listwise)",
   options: judgeOptions,
   isolation: "inline", // awaits HTTP; the client bounds every attempt and the engine aborts at timeoutMs
   abortable: true,
@@ -149,7 +176,8 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
     const parser = compileParser(o.parse ?? "ranking");
     const labels = typeof o.parse === "object" && "labels" in o.parse ? o.parse.labels : undefined;
     const apiKey = o.apiKeyEnv !== undefined ? process.env[o.apiKeyEnv] : undefined;
-    if (o.apiKeyEnv !== undefined && !apiKey) throw new UserError(`judge: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
+    if (o.apiKeyEnv !== undefined && !apiKey)
+      throw new UserError(`judge: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
     const client = new ModelClient({
       concurrency: o.concurrency,
       ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
@@ -170,12 +198,22 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
         : {
             topLogprobs: typeof o.logprobs === "object" ? o.logprobs.topLogprobs : 5,
             ...(lpTokens ? { tokens: lpTokens } : {}),
-            position: (typeof o.logprobs === "object" ? o.logprobs.position : undefined) ?? (lpTokens ? "first" : "match"),
+            position:
+              (typeof o.logprobs === "object" ? o.logprobs.position : undefined) ?? (lpTokens ? "first" : "match"),
           };
 
     /** Asks for `samples` judgments of one prompt: `n` in one request, topped up by more requests if the server gives fewer. */
-    async function ask(messages: Array<{ role: string; content: string }>, signal: AbortSignal | undefined): Promise<Asked> {
-      const body: Record<string, unknown> = { ...(o.extraBody ?? {}), model: o.model, messages, temperature: o.temperature, [o.maxTokensField]: o.maxTokens };
+    async function ask(
+      messages: Array<{ role: string; content: string }>,
+      signal: AbortSignal | undefined,
+    ): Promise<Asked> {
+      const body: Record<string, unknown> = {
+        ...(o.extraBody ?? {}),
+        model: o.model,
+        messages,
+        temperature: o.temperature,
+        [o.maxTokensField]: o.maxTokens,
+      };
       if (o.topP !== undefined) body.top_p = o.topP;
       if (o.seed !== undefined) body.seed = o.seed;
       if (o.responseFormat) body.response_format = o.responseFormat;
@@ -186,7 +224,12 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
       const choices: JudgeChoice[] = [];
       let attempts = 0;
       for (let round = 0; choices.length < o.samples && round < o.samples; round++) {
-        const r = await client.call(url, body, { extract: extractChat, estimateTokens, ...(round > 0 ? { cache: `round-${round}` } : {}), ...(signal ? { signal } : {}) });
+        const r = await client.call(url, body, {
+          extract: extractChat,
+          estimateTokens,
+          ...(round > 0 ? { cache: `round-${round}` } : {}),
+          ...(signal ? { signal } : {}),
+        });
         attempts += r.attempts;
         if (!r.ok) return { error: r.error, ...(r.status !== undefined ? { status: r.status } : {}), attempts };
         choices.push(...r.value.slice(0, o.samples - choices.length));
@@ -195,9 +238,18 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
     }
 
     /** One prompt judged: the combined score of its samples, or an unscorable verdict. */
-    async function judged(messages: Array<{ role: string; content: string }>, item: unknown, signal: AbortSignal | undefined): Promise<{ score: number; details: Record<string, unknown> } | ComponentResult> {
+    async function judged(
+      messages: Array<{ role: string; content: string }>,
+      item: unknown,
+      signal: AbortSignal | undefined,
+    ): Promise<{ score: number; details: Record<string, unknown> } | ComponentResult> {
       const a = await ask(messages, signal);
-      if ("error" in a) return unscorable("judge_error", { error: client.redact(a.error), ...(a.status !== undefined ? { status: a.status } : {}), attempts: a.attempts });
+      if ("error" in a)
+        return unscorable("judge_error", {
+          error: client.redact(a.error),
+          ...(a.status !== undefined ? { status: a.status } : {}),
+          attempts: a.attempts,
+        });
       const verdicts = a.choices.map((c) => scoreChoice(c, parser, lp, item));
       const c = combine(verdicts, parser, labels);
       if ("error" in c) return unscorable("judge_error", { error: c.error, raw: client.redact(c.raw) });
@@ -213,7 +265,11 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
     }
 
     function missingResult(name: string): ComponentResult {
-      return name === "reference" ? unscorable("no_reference") : unscorable(name === "prompt" ? "judge_error" : "no_reference", { error: `the template's {{${name}}} has no value in this rollout` });
+      return name === "reference"
+        ? unscorable("no_reference")
+        : unscorable(name === "prompt" ? "judge_error" : "no_reference", {
+            error: `the template's {{${name}}} has no value in this rollout`,
+          });
     }
 
     // A master-key completion is still judged (so the judge's opinion of it is on record: a judge that rates ":"
@@ -221,7 +277,12 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
     const guard = (completion: string, r: ComponentResult): ComponentResult => {
       const why = o.guard ? masterKey(completion) : undefined;
       if (!why) return r;
-      return ok(0, "format_mismatch", { guard: "master_key", problem: why, judgeScore: r.score, ...(r.reason ? { judgeReason: r.reason } : {}) });
+      return ok(0, "format_mismatch", {
+        guard: "master_key",
+        problem: why,
+        judgeScore: r.score,
+        ...(r.reason ? { judgeReason: r.reason } : {}),
+      });
     };
     let fn: VerifyFn;
     if (o.mode === "single") {
@@ -237,19 +298,35 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
         if (vars.reference === undefined) return unscorable("no_reference");
         const ab = messagesFor(o, { ...vars, answer_a: completion, answer_b: vars.reference }, rollout);
         if ("missing" in ab) return missingResult(ab.missing);
-        const ba = o.swap ? messagesFor(o, { ...vars, answer_a: vars.reference, answer_b: completion }, rollout) : undefined;
-        const [first, second] = await Promise.all([judged(ab.messages, rollout, signal), ba && "messages" in ba ? judged(ba.messages, rollout, signal) : undefined]);
+        const ba = o.swap
+          ? messagesFor(o, { ...vars, answer_a: vars.reference, answer_b: completion }, rollout)
+          : undefined;
+        const [first, second] = await Promise.all([
+          judged(ab.messages, rollout, signal),
+          ba && "messages" in ba ? judged(ba.messages, rollout, signal) : undefined,
+        ]);
         return guard(completion, pairwiseResult(first, second));
       };
     } else {
       const collector = new GroupCollector(o.groupSize!, o.groupWaitMs, async (members, signal) => {
         const completions = members.map((m, k) => `[${k + 1}]\n${m.completion}`).join("\n\n");
         const first = members[0]!;
-        const vars = { ...baseVars(first.completion, first.reference, first.rollout), completions, n: String(members.length) };
+        const vars = {
+          ...baseVars(first.completion, first.reference, first.rollout),
+          completions,
+          n: String(members.length),
+        };
         const m = messagesFor(o, vars, first.rollout);
         if ("missing" in m) return members.map(() => missingResult(m.missing));
         const a = await ask(m.messages, signal);
-        if ("error" in a) return members.map(() => unscorable("judge_error", { error: client.redact(a.error), ...(a.status !== undefined ? { status: a.status } : {}), attempts: a.attempts }));
+        if ("error" in a)
+          return members.map(() =>
+            unscorable("judge_error", {
+              error: client.redact(a.error),
+              ...(a.status !== undefined ? { status: a.status } : {}),
+              attempts: a.attempts,
+            }),
+          );
         return rankRewards(a.choices, parser, members.length, (t) => client.redact(t));
       });
       fn = async ({ completion, reference, rollout, signal }) => {
@@ -275,16 +352,26 @@ export function pairwiseResult(
   const okSecond = !("status" in second);
   if (!okFirst && !okSecond) return first;
   if (!okFirst || !okSecond) {
-    const s = okFirst ? (first) : (second as { score: number; details: Record<string, unknown> });
+    const s = okFirst ? first : (second as { score: number; details: Record<string, unknown> });
     const score = okFirst ? s.score : 1 - s.score;
     const failed = (okFirst ? second : first) as ComponentResult;
-    return ok(score, undefined, { ...s.details, orders: 1, debiased: false, otherOrder: failed.details?.error ?? failed.reason });
+    return ok(score, undefined, {
+      ...s.details,
+      orders: 1,
+      debiased: false,
+      otherOrder: failed.details?.error ?? failed.reason,
+    });
   }
   const a = first.score;
   const b = 1 - second.score;
   const side = (x: number): number => Math.sign(Math.round((x - 0.5) * 1e9));
   const consistent = side(a) === side(b);
-  return ok((a + b) / 2, undefined, { asA: round(a), asB: round(b), consistent, verdicts: [first.details.rating ?? first.details.label, second.details.rating ?? second.details.label] });
+  return ok((a + b) / 2, undefined, {
+    asA: round(a),
+    asB: round(b),
+    consistent,
+    verdicts: [first.details.rating ?? first.details.label, second.details.rating ?? second.details.label],
+  });
 }
 
 /**
@@ -293,7 +380,12 @@ export function pairwiseResult(
  * averaged over samples. A ranking that repeats or invents an item is unusable; items no usable ranking lists are
  * `judge_error`.
  */
-export function rankRewards(choices: readonly JudgeChoice[], parser: Parser, n: number, redact: (t: string) => string = (t) => t): ComponentResult[] {
+export function rankRewards(
+  choices: readonly JudgeChoice[],
+  parser: Parser,
+  n: number,
+  redact: (t: string) => string = (t) => t,
+): ComponentResult[] {
   const sums = new Float64Array(n);
   const counts = new Int32Array(n);
   const problems: string[] = [];
@@ -304,7 +396,11 @@ export function rankRewards(choices: readonly JudgeChoice[], parser: Parser, n: 
       continue;
     }
     const order = String(p.value).split(",").map(Number);
-    if (order.some((k) => !Number.isInteger(k) || k < 1 || k > n) || new Set(order).size !== order.length || order.length < 2) {
+    if (
+      order.some((k) => !Number.isInteger(k) || k < 1 || k > n) ||
+      new Set(order).size !== order.length ||
+      order.length < 2
+    ) {
       problems.push(`ranking [${order.join(", ")}] is not a ranking of items 1..${n}`);
       continue;
     }

@@ -47,14 +47,25 @@ export class GroupCollector {
     if (!p) return;
     this.pending.delete(group);
     clearTimeout(p.timer);
-    const members = [...p.members].sort((a, b) => (a.rollout.id < b.rollout.id ? -1 : a.rollout.id > b.rollout.id ? 1 : 0));
+    const members = [...p.members].sort((a, b) =>
+      a.rollout.id < b.rollout.id ? -1 : a.rollout.id > b.rollout.id ? 1 : 0,
+    );
     if (members.length < 2) {
-      for (const x of members) x.resolve(unscorable("judge_error", { error: `listwise: only ${members.length} of ${this.size} rollouts of group ${group} arrived within ${this.waitMs} ms` }));
+      for (const x of members)
+        x.resolve(
+          unscorable("judge_error", {
+            error: `listwise: only ${members.length} of ${this.size} rollouts of group ${group} arrived within ${this.waitMs} ms`,
+          }),
+        );
       return;
     }
     this.judge(members, signal).then(
-      (results) => members.forEach((x, k) => x.resolve(results[k] ?? unscorable("judge_error", { error: "no verdict for this rollout" }))),
-      (e: unknown) => members.forEach((x) => x.resolve(unscorable("judge_error", { error: String((e as Error)?.message ?? e) }))),
+      (results) =>
+        members.forEach((x, k) =>
+          x.resolve(results[k] ?? unscorable("judge_error", { error: "no verdict for this rollout" })),
+        ),
+      (e: unknown) =>
+        members.forEach((x) => x.resolve(unscorable("judge_error", { error: String((e as Error)?.message ?? e) }))),
     );
   }
 }

@@ -14,7 +14,8 @@ export interface LogprobSettings {
 }
 
 /** A probability-based score and what it rests on. */
-export type LogprobScore = { score: number; token: string; position: number; mass: number; found: Record<string, number> } | { error: string };
+export type LogprobScore =
+  { score: number; token: string; position: number; mass: number; found: Record<string, number> } | { error: string };
 
 /** Index of the generated token covering character `at` of the text the tokens spell. */
 function tokenAt(tokens: readonly { token: string }[], at: number): number {
@@ -37,7 +38,8 @@ function tokenAt(tokens: readonly { token: string }[], at: number): number {
  */
 export function logprobScore(choice: JudgeChoice, parser: Parser, parsed: Parsed, s: LogprobSettings): LogprobScore {
   const tokens = choice.tokens;
-  if (!tokens || tokens.length === 0) return { error: "the endpoint returned no logprobs (does it support logprobs / top_logprobs?)" };
+  if (!tokens || tokens.length === 0)
+    return { error: "the endpoint returned no logprobs (does it support logprobs / top_logprobs?)" };
   let k: number;
   if (s.position === "first") k = tokens.findIndex((t) => t.token.trim() !== "");
   else {
@@ -47,10 +49,20 @@ export function logprobScore(choice: JudgeChoice, parser: Parser, parsed: Parsed
   if (k < 0) return { error: "the generated tokens do not reach the verdict" };
   const t = tokens[k]!;
   // a tokens map is matched exactly (AlpacaEval counts "m", not " m"); a parser's own values ignore whitespace
-  const value = s.tokens ? (x: string): number | undefined => (Object.hasOwn(s.tokens!, x) ? s.tokens![x] : undefined) : parser.tokenValue?.bind(parser);
-  if (!value) return { error: `probability-based scoring needs a numeric or label parser or a tokens map (not ${parser.describe})` };
-  const top: TopLogprob[] = t.top.some((x) => x.token === t.token) ? t.top : [{ token: t.token, logprob: t.logprob }, ...t.top];
+  const value = s.tokens
+    ? (x: string): number | undefined => (Object.hasOwn(s.tokens!, x) ? s.tokens![x] : undefined)
+    : parser.tokenValue?.bind(parser);
+  if (!value)
+    return {
+      error: `probability-based scoring needs a numeric or label parser or a tokens map (not ${parser.describe})`,
+    };
+  const top: TopLogprob[] = t.top.some((x) => x.token === t.token)
+    ? t.top
+    : [{ token: t.token, logprob: t.logprob }, ...t.top];
   const d = tokenDistribution(top, value);
-  if (!d) return { error: `no value token among the top-${t.top.length} alternatives of ${JSON.stringify(t.token)}: ${t.top.map((x) => JSON.stringify(x.token)).join(", ")}` };
+  if (!d)
+    return {
+      error: `no value token among the top-${t.top.length} alternatives of ${JSON.stringify(t.token)}: ${t.top.map((x) => JSON.stringify(x.token)).join(", ")}`,
+    };
   return { score: d.expected, token: t.token, position: k, mass: d.mass, found: d.found };
 }

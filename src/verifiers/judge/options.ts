@@ -23,7 +23,10 @@ export const clientOptions = {
   /** Longest backoff, and longest `Retry-After` honoured, milliseconds (default 30 000). */
   maxBackoffMs: z.number().int().min(0).max(600_000).default(30_000),
   /** Name of the environment variable holding the API key (sent as `Authorization: Bearer …`, never logged). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+    .optional(),
   /** Price in your currency per million tokens, for the summary's cost estimate. */
   price: z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative().default(0) }).optional(),
   /** Cache responses by (endpoint, request body) (default true): an identical request is made once. */
@@ -94,7 +97,17 @@ const base = z.strictObject({
   ...clientOptions,
 });
 
-const RESERVED = ["model", "messages", "n", "temperature", "max_tokens", "max_completion_tokens", "logprobs", "top_logprobs", "stream"];
+const RESERVED = [
+  "model",
+  "messages",
+  "n",
+  "temperature",
+  "max_tokens",
+  "max_completion_tokens",
+  "logprobs",
+  "top_logprobs",
+  "stream",
+];
 
 /** `judge` options; `templateFile` is read at validation, so the options carry the template text. */
 export const judgeOptions = base
@@ -108,7 +121,11 @@ export const judgeOptions = base
       try {
         template = readFileSync(o.templateFile, "utf8");
       } catch (e) {
-        ctx.addIssue({ code: "custom", path: ["templateFile"], message: `cannot read ${o.templateFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["templateFile"],
+          message: `cannot read ${o.templateFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        });
         return;
       }
     }
@@ -118,23 +135,50 @@ export const judgeOptions = base
       const why = unknownVariable(v);
       if (why) ctx.addIssue({ code: "custom", path: [o.templateFile ? "templateFile" : "template"], message: why });
     }
-    const need = o.mode === "single" ? ["completion"] : o.mode === "pairwise" ? ["answer_a", "answer_b"] : ["completions"];
-    for (const v of need) if (!vars.has(v)) ctx.addIssue({ code: "custom", path: ["template"], message: `a ${o.mode} judge's template needs {{${v}}}` });
-    if (o.mode !== "single" && vars.has("completion")) ctx.addIssue({ code: "custom", path: ["template"], message: `a ${o.mode} judge shows the completion through ${o.mode === "pairwise" ? "{{answer_a}} / {{answer_b}}" : "{{completions}}"}, not {{completion}}` });
-    if (o.mode === "listwise" && o.groupSize === undefined) ctx.addIssue({ code: "custom", path: ["groupSize"], message: "required in listwise mode (rollouts per group)" });
-    if (o.parse === undefined && o.mode !== "listwise") ctx.addIssue({ code: "custom", path: ["parse"], message: "required: a preset (mt-bench, rating, prometheus, gaokao, yes-no, verdict), {pattern, min, max}, {json, min, max} or {labels, passing}" });
+    const need =
+      o.mode === "single" ? ["completion"] : o.mode === "pairwise" ? ["answer_a", "answer_b"] : ["completions"];
+    for (const v of need)
+      if (!vars.has(v))
+        ctx.addIssue({ code: "custom", path: ["template"], message: `a ${o.mode} judge's template needs {{${v}}}` });
+    if (o.mode !== "single" && vars.has("completion"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["template"],
+        message: `a ${o.mode} judge shows the completion through ${o.mode === "pairwise" ? "{{answer_a}} / {{answer_b}}" : "{{completions}}"}, not {{completion}}`,
+      });
+    if (o.mode === "listwise" && o.groupSize === undefined)
+      ctx.addIssue({ code: "custom", path: ["groupSize"], message: "required in listwise mode (rollouts per group)" });
+    if (o.parse === undefined && o.mode !== "listwise")
+      ctx.addIssue({
+        code: "custom",
+        path: ["parse"],
+        message:
+          "required: a preset (mt-bench, rating, prometheus, gaokao, yes-no, verdict), {pattern, min, max}, {json, min, max} or {labels, passing}",
+      });
     const parse = o.parse ?? "ranking";
     try {
       const p = compileParser(parse);
-      if (o.mode === "listwise" && p.kind !== "ranking") ctx.addIssue({ code: "custom", path: ["parse"], message: "a listwise judge reads a ranking (parse: ranking)" });
-      if (o.mode !== "listwise" && p.kind === "ranking") ctx.addIssue({ code: "custom", path: ["parse"], message: "parse: ranking is for mode: listwise" });
+      if (o.mode === "listwise" && p.kind !== "ranking")
+        ctx.addIssue({ code: "custom", path: ["parse"], message: "a listwise judge reads a ranking (parse: ranking)" });
+      if (o.mode !== "listwise" && p.kind === "ranking")
+        ctx.addIssue({ code: "custom", path: ["parse"], message: "parse: ranking is for mode: listwise" });
       if (o.logprobs !== false && !(typeof o.logprobs === "object" && o.logprobs.tokens) && !p.tokenValue) {
-        ctx.addIssue({ code: "custom", path: ["logprobs"], message: `probability-based scoring needs a numeric, yes-no or label parser, or a tokens map (not ${p.describe})` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["logprobs"],
+          message: `probability-based scoring needs a numeric, yes-no or label parser, or a tokens map (not ${p.describe})`,
+        });
       }
     } catch (e) {
       ctx.addIssue({ code: "custom", path: ["parse"], message: (e as Error).message });
     }
-    for (const k of Object.keys(o.extraBody ?? {})) if (RESERVED.includes(k)) ctx.addIssue({ code: "custom", path: ["extraBody", k], message: `set by the judge itself (use the judge's own option)` });
+    for (const k of Object.keys(o.extraBody ?? {}))
+      if (RESERVED.includes(k))
+        ctx.addIssue({
+          code: "custom",
+          path: ["extraBody", k],
+          message: `set by the judge itself (use the judge's own option)`,
+        });
   })
   .transform(({ templateFile, ...o }) => {
     if (templateFile === undefined) return o;

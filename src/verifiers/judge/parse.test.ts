@@ -8,7 +8,10 @@ describe("judge parsers: presets, last match, decimals, scales", () => {
   it("mt-bench [[n]] on 1–10: the last match counts, decimals parse", () => {
     const p = compileParser("mt-bench");
     // a judge quoting the format ("for example: Rating: [[5]]") before its own rating is read by its own
-    expect(score(p.parse('Strictly follow "[[rating]]", e.g. "Rating: [[5]]". … Rating: [[8]]'))).toBeCloseTo(7 / 9, 12);
+    expect(score(p.parse('Strictly follow "[[rating]]", e.g. "Rating: [[5]]". … Rating: [[8]]'))).toBeCloseTo(
+      7 / 9,
+      12,
+    );
     expect(score(p.parse("Rating: [[9.5]]"))).toBeCloseTo(8.5 / 9, 12);
     expect(score(p.parse("Rating: [[1]]"))).toBe(0);
     expect(score(p.parse("Rating: [[10]]"))).toBe(1);
@@ -53,7 +56,9 @@ describe("judge parsers: presets, last match, decimals, scales", () => {
   it("custom pattern, json and labels", () => {
     const p = compileParser({ pattern: "Score: (-?\\d+(?:\\.\\d+)?)", min: -5, max: 5 });
     expect(score(p.parse("Score: 2.5"))).toBe(0.75);
-    expect(score(compileParser({ pattern: "score=(\\d+)", flags: "i", min: 0, max: 100 }).parse("SCORE=85"))).toBe(0.85);
+    expect(score(compileParser({ pattern: "score=(\\d+)", flags: "i", min: 0, max: 100 }).parse("SCORE=85"))).toBe(
+      0.85,
+    );
     expect(() => compileParser({ pattern: "Score: \\d+", min: 0, max: 10 })).toThrow(/capture group/);
     expect(() => compileParser({ pattern: "(", min: 0, max: 10 })).toThrow(/parse.pattern/);
     expect(() => compileParser({ pattern: "(\\d)", min: 3, max: 3 })).toThrow(/max must be greater/);

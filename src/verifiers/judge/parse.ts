@@ -9,9 +9,7 @@ import { findJson } from "../structured/extract-json.js";
  */
 
 /** A parsed judgment. `score` is normalized to [0, 1]; `value` is what the judge wrote (number or label). */
-export type Parsed =
-  | { score: number; value: number | string; at: number; length: number }
-  | { error: string };
+export type Parsed = { score: number; value: number | string; at: number; length: number } | { error: string };
 
 /** A compiled parser. */
 export interface Parser {
@@ -82,7 +80,10 @@ export const parseOption = z.union([
     /** A regular expression (JavaScript syntax) whose first group is the number. */
     pattern: z.string().min(1),
     /** Extra regex flags: any of `i`, `m`, `s`, `u`. */
-    flags: z.string().regex(/^[imsu]*$/, "flags may be i, m, s, u").optional(),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/, "flags may be i, m, s, u")
+      .optional(),
     min: z.number().finite(),
     max: z.number().finite(),
   }),
@@ -116,7 +117,14 @@ function scaled(v: number, min: number, max: number): number {
   return (v - min) / (max - min);
 }
 
-function numberParser(source: string, flags: string, min: number | undefined, max: number | undefined, describe: string, gaokao = false): Parser {
+function numberParser(
+  source: string,
+  flags: string,
+  min: number | undefined,
+  max: number | undefined,
+  describe: string,
+  gaokao = false,
+): Parser {
   const re = new RegExp(source, `g${flags}`);
   const total = /【总分】\s*[:：]?\s*(\d+(?:\.\d+)?)/g;
   return {
@@ -134,7 +142,8 @@ function numberParser(source: string, flags: string, min: number | undefined, ma
         const t = lastMatch(total, text);
         if (t) hi = Number(t[1]);
       }
-      if (hi === undefined || min === undefined) return { error: `${describe}: no 【总分】 in the text and no max in the spec` };
+      if (hi === undefined || min === undefined)
+        return { error: `${describe}: no 【总分】 in the text and no max in the spec` };
       if (!(hi > min)) return { error: `${describe}: empty scale [${min}, ${hi}]` };
       if (v < min || v > hi) return { error: `${describe}: ${v} is outside [${min}, ${hi}]` };
       return { score: scaled(v, min, hi), value: v, at: m.index + m[0].lastIndexOf(g), length: g.length };
@@ -149,7 +158,12 @@ function numberParser(source: string, flags: string, min: number | undefined, ma
 }
 
 /** Label parser: the whole answer when it is one label, else the label mentioned last (whole words, any case unless two labels differ only in case). */
-function labelParser(labels: readonly string[], passing: readonly string[], describe: string, values?: Record<string, number>): Parser {
+function labelParser(
+  labels: readonly string[],
+  passing: readonly string[],
+  describe: string,
+  values?: Record<string, number>,
+): Parser {
   const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const sorted = [...labels].sort((a, b) => b.length - a.length); // longest first at one position
   // labels that differ only in case ("m" / "M", AlpacaEval's identifiers) are matched case-sensitively
@@ -164,7 +178,8 @@ function labelParser(labels: readonly string[], passing: readonly string[], desc
     parse(text) {
       const whole = text.trim().replace(/^["'`*\s]+|["'`*.\s]+$/g, "");
       const exact = canon.get(norm(whole));
-      if (exact !== undefined) return { score: valueOf(exact), value: exact, at: text.indexOf(whole), length: whole.length };
+      if (exact !== undefined)
+        return { score: valueOf(exact), value: exact, at: text.indexOf(whole), length: whole.length };
       const m = lastMatch(re, text);
       if (!m) return { error: `no label (${labels.join(", ")}) in the answer` };
       const label = canon.get(norm(m[1]!))!;
@@ -213,10 +228,14 @@ function jsonParser(path: string, min: number, max: number): Parser {
     describe,
     parse(text) {
       const found = findJson(text, "auto");
-      if (found.kind !== "ok") return { error: found.kind === "none" ? "no JSON in the answer" : `the answer's JSON does not parse: ${found.error}` };
+      if (found.kind !== "ok")
+        return {
+          error: found.kind === "none" ? "no JSON in the answer" : `the answer's JSON does not parse: ${found.error}`,
+        };
       const v = getPath(found.value, path);
       const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-      if (typeof n !== "number" || !Number.isFinite(n)) return { error: `${describe}: ${JSON.stringify(v ?? null)} is not a number` };
+      if (typeof n !== "number" || !Number.isFinite(n))
+        return { error: `${describe}: ${JSON.stringify(v ?? null)} is not a number` };
       if (n < min || n > max) return { error: `${describe}: ${n} is outside [${min}, ${max}]` };
       return { score: scaled(n, min, max), value: n, at: 0, length: text.length };
     },
@@ -248,7 +267,8 @@ export function compileParser(p: ParseOption): Parser {
     } catch (e) {
       throw new Error(`parse.pattern: ${(e as Error).message}`);
     }
-    if (new RegExp(`${re.source}|`).exec("")!.length < 2) throw new Error("parse.pattern: needs a capture group around the number");
+    if (new RegExp(`${re.source}|`).exec("")!.length < 2)
+      throw new Error("parse.pattern: needs a capture group around the number");
     if (!(p.max > p.min)) throw new Error("parse: max must be greater than min");
     return numberParser(p.pattern, p.flags ?? "", p.min, p.max, `pattern /${p.pattern}/`);
   }
@@ -257,6 +277,7 @@ export function compileParser(p: ParseOption): Parser {
     return jsonParser(p.json, p.min, p.max);
   }
   const unknown = p.passing.filter((l) => !p.labels.includes(l));
-  if (unknown.length > 0) throw new Error(`parse.passing: ${unknown.map((l) => JSON.stringify(l)).join(", ")} not among the labels`);
+  if (unknown.length > 0)
+    throw new Error(`parse.passing: ${unknown.map((l) => JSON.stringify(l)).join(", ")} not among the labels`);
   return labelParser(p.labels, p.passing, `labels ${p.labels.join("/")}`);
 }

@@ -49,7 +49,11 @@ export function promptText(p: string | ChatMessage[] | undefined): string | unde
  * Renders a template. `vars` gives the plain variables (undefined = not available); `item` is the rollout record.
  * @returns the text, or the first variable that has no value (an absent reference, a missing `item` path).
  */
-export function render(template: string, vars: Record<string, string | undefined>, item: unknown): { text: string } | { missing: string } {
+export function render(
+  template: string,
+  vars: Record<string, string | undefined>,
+  item: unknown,
+): { text: string } | { missing: string } {
   let missing: string | undefined;
   const text = template.replace(VAR, (whole, name: string) => {
     const c = canonicalVariable(name);

@@ -64,12 +64,16 @@ const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const LETTER = /\p{L}/u;
 const TAG = /<\/?[A-Za-z][\w-]*>/g;
 // every opener closes at the latest at the end of the text, so each span is found in one linear pass
-const CODE = /```[\s\S]*?(?:```|$)|`[^`\n]*`|\$\$[\s\S]*?(?:\$\$|$)|\$[^$\n]*\$|\\\([\s\S]*?(?:\\\)|$)|\\\[[\s\S]*?(?:\\\]|$)/g;
+const CODE =
+  /```[\s\S]*?(?:```|$)|`[^`\n]*`|\$\$[\s\S]*?(?:\$\$|$)|\$[^$\n]*\$|\\\([\s\S]*?(?:\\\)|$)|\\\[[\s\S]*?(?:\\\]|$)/g;
 const NON_ASCII_LETTER = /[^\P{L}A-Za-z]/u;
 const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
 
 /** The part of the completion a `language` component reads. */
-export function languagePart(completion: string, o: Pick<LanguageOptions, "part" | "reasoningEnd" | "reasoningStart">): { text: string; reasoningFound?: boolean } {
+export function languagePart(
+  completion: string,
+  o: Pick<LanguageOptions, "part" | "reasoningEnd" | "reasoningStart">,
+): { text: string; reasoningFound?: boolean } {
   if (o.part === "completion") return { text: completion };
   const end = completion.lastIndexOf(o.reasoningEnd);
   let text = end < 0 ? completion : completion.slice(0, end);
@@ -105,7 +109,12 @@ function words(text: string): Array<{ word: string; script: string }> {
  * detector identifies (a run shorter than `minRunWords` takes the language of all the text in that script).
  * @returns the share in [0, 1] with per-language word counts, or `null` when the text has no words.
  */
-export function languageShare(text: string, target: string, detect: (t: string) => string | null, minRunWords = 3): { share: number; words: number; languages: Record<string, number> } | null {
+export function languageShare(
+  text: string,
+  target: string,
+  detect: (t: string) => string | null,
+  minRunWords = 3,
+): { share: number; words: number; languages: Record<string, number> } | null {
   const ws = words(text);
   if (ws.length === 0) return null;
   const runs: Array<{ script: string; words: string[] }> = [];
@@ -116,7 +125,16 @@ export function languageShare(text: string, target: string, detect: (t: string) 
   }
   const byScript = new Map<string, string | null>();
   const scriptLanguage = (script: string): string | null => {
-    if (!byScript.has(script)) byScript.set(script, detect(runs.filter((r) => r.script === script).map((r) => r.words.join(" ")).join(" ")));
+    if (!byScript.has(script))
+      byScript.set(
+        script,
+        detect(
+          runs
+            .filter((r) => r.script === script)
+            .map((r) => r.words.join(" "))
+            .join(" "),
+        ),
+      );
     return byScript.get(script)!;
   };
   const languages: Record<string, number> = {};
@@ -139,7 +157,8 @@ export function languageShare(text: string, target: string, detect: (t: string) 
  */
 export const languageVerifier: VerifierDefinition<LanguageOptions> = {
   type: "language",
-  summary: "share of the words in the target language (DeepSeek-R1 language consistency), over the completion or its reasoning",
+  summary:
+    "share of the words in the target language (DeepSeek-R1 language consistency), over the completion or its reasoning",
   options,
   isolation: "inline", // a segmenter pass and a detector call per run of shared-script words
   defaultTimeoutMs: 10_000, // the first call of a process loads the detector (about a second for eld)
@@ -148,7 +167,9 @@ export const languageVerifier: VerifierDefinition<LanguageOptions> = {
       const detect = await detector(o.detector);
       const { text, reasoningFound } = languagePart(completion, o);
       const untagged = text.replace(TAG, " ");
-      const stripped = o.skipCode ? untagged.replace(CODE, (span) => (NON_ASCII_LETTER.test(span) ? span : " ")) : untagged;
+      const stripped = o.skipCode
+        ? untagged.replace(CODE, (span) => (NON_ASCII_LETTER.test(span) ? span : " "))
+        : untagged;
       const r = languageShare(stripped, o.target, detect, o.minRunWords);
       const extra = reasoningFound === undefined ? {} : { reasoningFound };
       if (!r) return unscorable("no_language", extra);

@@ -91,7 +91,12 @@ function load(): Model {
     prob,
     latin1Exclude: new Set(p.latin1Exclude),
     cjk,
-    vi: { re: new RegExp(`([${p.toNormalizeVi}])([${p.dmarkClass}])`, "gu"), alphabet, dmarks, table: p.normalizedVi.map((s) => [...s]) },
+    vi: {
+      re: new RegExp(`([${p.toNormalizeVi}])([${p.dmarkClass}])`, "gu"),
+      alphabet,
+      dmarks,
+      table: p.normalizedVi.map((s) => [...s]),
+    },
   };
   return model;
 }
@@ -154,7 +159,7 @@ function ngrams(chars: readonly string[], m: Model): number[] {
     if (capital) continue;
     for (let n = 1; n <= 3 && grams.length >= n; n++) {
       const w = grams.slice(-n).join("");
-            const row = w === " " ? undefined : m.rows.get(w);
+      const row = w === " " ? undefined : m.rows.get(w);
       if (row !== undefined) out.push(row);
     }
   }

@@ -4,7 +4,13 @@ import { languagePart, languageShare, languageVerifier } from "./index.js";
 import { detector } from "./detectors.js";
 
 const run = (completion: string, o: Record<string, unknown>): Promise<ComponentResult> =>
-  Promise.resolve(languageVerifier.create(languageVerifier.options.parse(o))({ completion, reference: undefined, rollout: { id: "r", group: "g", completion } }));
+  Promise.resolve(
+    languageVerifier.create(languageVerifier.options.parse(o))({
+      completion,
+      reference: undefined,
+      rollout: { id: "r", group: "g", completion },
+    }),
+  );
 
 const EN = "The committee reviewed the proposal carefully and decided to fund the project for another year.";
 const ZH = "委员会仔细审查了这项提案，并决定再为该项目提供一年的资金。";
@@ -22,18 +28,29 @@ describe("language (DeepSeek-R1 language consistency)", () => {
 
   it("part: reasoning reads the text before the last </think> (without <think>)", async () => {
     const c = `<think>${ZH}</think> ${EN}`;
-    expect(await run(c, { target: "en", part: "reasoning" })).toMatchObject({ score: 0, details: { reasoningFound: true } });
+    expect(await run(c, { target: "en", part: "reasoning" })).toMatchObject({
+      score: 0,
+      details: { reasoningFound: true },
+    });
     expect((await run(c, { target: "zh", part: "reasoning" })).score).toBe(1);
     expect((await run(c, { target: "en" })).score).toBeCloseTo(15 / (15 + 17), 12); // 17 Chinese words; the tags are not words
-    expect(languagePart("no tags here", { part: "reasoning", reasoningEnd: "</think>", reasoningStart: "<think>" })).toEqual({ text: "no tags here", reasoningFound: false });
+    expect(
+      languagePart("no tags here", { part: "reasoning", reasoningEnd: "</think>", reasoningStart: "<think>" }),
+    ).toEqual({ text: "no tags here", reasoningFound: false });
   });
 
   it("skipCode leaves ASCII code and math out (never text in another script); a text without words is unscorable (no_language), not 0", async () => {
-    expect((await run(`${EN}\n\`\`\`python\nfor item in range(10): print(item)\n\`\`\``, { target: "en", skipCode: true })).details).toMatchObject({ words: 15 });
+    expect(
+      (await run(`${EN}\n\`\`\`python\nfor item in range(10): print(item)\n\`\`\``, { target: "en", skipCode: true }))
+        .details,
+    ).toMatchObject({ words: 15 });
     expect((await run(`${ZH} $x^2 + y^2 = z^2$ \\(a + b\\)`, { target: "zh", skipCode: true })).score).toBe(1);
     expect((await run(`${ZH} $x^2 + y^2 = z^2$`, { target: "zh" })).score).toBeLessThan(1); // by default every word counts
     // hiding Chinese in a code fence does not make an English answer
-    expect((await run(`${EN}\n\`\`\`\n${ZH}\n\`\`\``, { target: "en", skipCode: true })).score).toBeCloseTo(15 / 32, 12);
+    expect((await run(`${EN}\n\`\`\`\n${ZH}\n\`\`\``, { target: "en", skipCode: true })).score).toBeCloseTo(
+      15 / 32,
+      12,
+    );
     expect((await run(`${EN} \\( ${ZH}`, { target: "en", skipCode: true })).score).toBeCloseTo(15 / 32, 12); // an unclosed span too
     expect(await run("12345 + 678 = ???", { target: "en" })).toMatchObject({ score: null, reason: "no_language" });
     expect(await run("", { target: "en" })).toMatchObject({ score: null, reason: "no_language" });

@@ -21,8 +21,14 @@ const options = z
     maxValueCorrect: z.number().default(1),
     ...lengthUnitOptions,
   })
-  .refine((o) => o.minValueCorrect <= o.maxValueCorrect, { message: "minValueCorrect must be <= maxValueCorrect", path: ["minValueCorrect"] })
-  .refine((o) => o.minValueWrong <= o.maxValueWrong, { message: "minValueWrong must be <= maxValueWrong", path: ["minValueWrong"] });
+  .refine((o) => o.minValueCorrect <= o.maxValueCorrect, {
+    message: "minValueCorrect must be <= maxValueCorrect",
+    path: ["minValueCorrect"],
+  })
+  .refine((o) => o.minValueWrong <= o.maxValueWrong, {
+    message: "minValueWrong must be <= maxValueWrong",
+    path: ["minValueWrong"],
+  });
 export type CosineLengthOptions = z.infer<typeof options>;
 
 /**
@@ -36,7 +42,11 @@ export type CosineLengthOptions = z.infer<typeof options>;
  * longer. L is clamped at L_max (cos is periodic: without it very long completions would climb back up).
  * Example (TRL defaults, L_max = 100): L = 50 → 0.75 correct, −0.75 wrong; L = 0 → 1 / −1; L ≥ 100 → 0.5 / −0.5.
  */
-export function cosineScaled(length: number, correct: boolean, o: Pick<CosineLengthOptions, "maxLength" | "minValueWrong" | "maxValueWrong" | "minValueCorrect" | "maxValueCorrect">): number {
+export function cosineScaled(
+  length: number,
+  correct: boolean,
+  o: Pick<CosineLengthOptions, "maxLength" | "minValueWrong" | "maxValueWrong" | "minValueCorrect" | "maxValueCorrect">,
+): number {
   const c = Math.cos(Math.min(length / o.maxLength, 1) * Math.PI);
   const [lo, hi] = correct ? [o.minValueCorrect, o.maxValueCorrect] : [o.maxValueWrong, o.minValueWrong];
   return lo + 0.5 * (hi - lo) * (1 + c);
@@ -54,7 +64,8 @@ interface Member extends MeasuredLength {
  */
 export const cosineLengthVerifier: VerifierDefinition<CosineLengthOptions> = {
   type: "cosine-length",
-  summary: "cosine length scaling (Yeo et al. 2025, TRL get_cosine_scaled_reward): shorter correct answers score higher, shorter wrong ones lower",
+  summary:
+    "cosine length scaling (Yeo et al. 2025, TRL get_cosine_scaled_reward): shorter correct answers score higher, shorter wrong ones lower",
   options,
   isolation: "inline",
   defaultPassThreshold: 0, // with TRL's values, correct answers are > 0 and wrong ones < 0

@@ -47,7 +47,8 @@ interface Member extends MeasuredLength {
  */
 export const groupLengthVerifier: VerifierDefinition<GroupLengthOptions> = {
   type: "group-length",
-  summary: "group-relative length reward (Kimi k1.5): 0.5 - (L - min)/(max - min) over the group; wrong answers only lose",
+  summary:
+    "group-relative length reward (Kimi k1.5): 0.5 - (L - min)/(max - min) over the group; wrong answers only lose",
   options,
   isolation: "inline",
   defaultPassThreshold: 0,
@@ -71,10 +72,17 @@ export const groupLengthVerifier: VerifierDefinition<GroupLengthOptions> = {
           known.map((m) => m.correct === true),
         );
         const lengths = known.map((m) => m.length);
-        const range = known.length > 0 ? { groupMinLength: Math.min(...lengths), groupMaxLength: Math.max(...lengths) } : {};
+        const range =
+          known.length > 0 ? { groupMinLength: Math.min(...lengths), groupMaxLength: Math.max(...lengths) } : {};
         let k = 0;
         return members.map((m) => {
-          const details = { length: m.length, lengthSource: m.source, correct: m.correct, groupSize: known.length, ...range };
+          const details = {
+            length: m.length,
+            lengthSource: m.source,
+            correct: m.correct,
+            groupSize: known.length,
+            ...range,
+          };
           if (m.correct === null) return unscorable("dependency_unscorable", { ...details, component: o.correctness });
           return ok(rewards[k++]!, undefined, details);
         });

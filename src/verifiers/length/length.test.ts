@@ -12,8 +12,15 @@ import { groupLengthRewards } from "./group-length.js";
 import { repetitionPenalty, repetitionPenaltyVerifier } from "./repetition.js";
 
 /** Outputs of the peers' own functions (scripts/length-golden.py; TRL @ f2cd5771, open-r1 @ 1416fa0c). */
-const golden = JSON.parse(readFileSync(new URL("../../../test/fixtures/length/peer-golden.json", import.meta.url), "utf8")) as {
-  cosine: Array<{ args: [number, number, number, number, number]; correct: boolean; lengths: number[]; rewards: number[] }>;
+const golden = JSON.parse(
+  readFileSync(new URL("../../../test/fixtures/length/peer-golden.json", import.meta.url), "utf8"),
+) as {
+  cosine: Array<{
+    args: [number, number, number, number, number];
+    correct: boolean;
+    lengths: number[];
+    rewards: number[];
+  }>;
   repetition: Array<{ n: number; p: number; seqs: number[][]; rewards: number[] }>;
   repetitionWords: Array<{ n: number; p: number; texts: string[]; rewards: number[] }>;
   kimi: Array<{ lengths: number[]; correct: boolean[]; rewards: number[] }>;
@@ -36,7 +43,9 @@ describe("cosine-length (Yeo et al. 2025; TRL _CosineScaledReward)", () => {
     for (const c of golden.cosine) {
       const [maxLength, minValueWrong, maxValueWrong, minValueCorrect, maxValueCorrect] = c.args;
       c.lengths.forEach((L, i) => {
-        expect(cosineScaled(L, c.correct, { maxLength, minValueWrong, maxValueWrong, minValueCorrect, maxValueCorrect })).toBeCloseTo(c.rewards[i]!, 12);
+        expect(
+          cosineScaled(L, c.correct, { maxLength, minValueWrong, maxValueWrong, minValueCorrect, maxValueCorrect }),
+        ).toBeCloseTo(c.rewards[i]!, 12);
         n++;
       });
     }
@@ -54,7 +63,12 @@ describe("cosine-length (Yeo et al. 2025; TRL _CosineScaledReward)", () => {
     ]);
     expect(s[1]!.results[0]!.status).toBe("unscorable"); // no_answer
     // cosine: 50 of 100 tokens → −0.75 for each of the three that are not right, as TRL's wrong curve
-    expect(s.map((x) => x.results[1]!.score)).toEqual([-0.75, -0.75, -0.75, expect.closeTo(0.5 + 0.25 * (1 + Math.cos(0.1 * Math.PI)), 12)]);
+    expect(s.map((x) => x.results[1]!.score)).toEqual([
+      -0.75,
+      -0.75,
+      -0.75,
+      expect.closeTo(0.5 + 0.25 * (1 + Math.cos(0.1 * Math.PI)), 12),
+    ]);
     // group-length: the refusal and the hedge are wrong answers of the longest length (min(0, 0.5 − 1) = −0.5)
     expect(s.map((x) => x.results[2]!.score)).toEqual([-0.5, -0.5, -0.5, 0.5]);
   });
@@ -83,8 +97,12 @@ describe("cosine-length (Yeo et al. 2025; TRL _CosineScaledReward)", () => {
       const r = compileSpec({ components }, "t");
       return "issues" in r ? r.issues.map((i) => `${i.path.join(".")}: ${i.message}`) : [];
     };
-    expect(issues([{ name: "cos", type: "cosine-length", correctness: "acc", maxLength: 10 }])).toEqual(['components.0.correctness: "acc" names no component; known: cos']);
-    expect(issues([{ name: "cos", type: "cosine-length", correctness: "cos", maxLength: 10 }])).toEqual(["components.0.correctness: a component cannot read itself"]);
+    expect(issues([{ name: "cos", type: "cosine-length", correctness: "acc", maxLength: 10 }])).toEqual([
+      'components.0.correctness: "acc" names no component; known: cos',
+    ]);
+    expect(issues([{ name: "cos", type: "cosine-length", correctness: "cos", maxLength: 10 }])).toEqual([
+      "components.0.correctness: a component cannot read itself",
+    ]);
     expect(
       issues([
         { name: "acc", type: "exact" },
@@ -92,18 +110,33 @@ describe("cosine-length (Yeo et al. 2025; TRL _CosineScaledReward)", () => {
         { name: "cos", type: "cosine-length", correctness: "len", maxLength: 10 },
       ]),
     ).toEqual(['components.2.correctness: "len" is itself scored at the group stage; name a per-rollout component']);
-    expect(issues([{ name: "acc", type: "exact" }, { name: "cos", type: "cosine-length", correctness: "acc", maxLength: { schedule: "linear", from: 10, to: 20, endStep: 5 } }])).toEqual([
-      "components.1.maxLength: the type options of a component with a group stage cannot be scheduled",
-    ]);
+    expect(
+      issues([
+        { name: "acc", type: "exact" },
+        {
+          name: "cos",
+          type: "cosine-length",
+          correctness: "acc",
+          maxLength: { schedule: "linear", from: 10, to: 20, endStep: 5 },
+        },
+      ]),
+    ).toEqual(["components.1.maxLength: the type options of a component with a group stage cannot be scheduled"]);
   });
 });
 
 describe("repetition-penalty (TRL _RepetitionPenalty; open-r1 word n-grams)", () => {
   it("equals TRL's function over token ids (5 settings × 8 sequences) and open-r1's over words (2 × 6 texts)", () => {
-    for (const c of golden.repetition) c.seqs.forEach((ids, i) => expect(repetitionPenalty(ids, c.n, c.p)).toBeCloseTo(c.rewards[i]!, 12));
+    for (const c of golden.repetition)
+      c.seqs.forEach((ids, i) => expect(repetitionPenalty(ids, c.n, c.p)).toBeCloseTo(c.rewards[i]!, 12));
     for (const c of golden.repetitionWords) {
-      const fn = repetitionPenaltyVerifier.create(repetitionPenaltyVerifier.options.parse({ ngramSize: c.n, maxPenalty: c.p, over: "words" }));
-      c.texts.forEach((t, i) => expect((fn({ completion: t, reference: undefined, rollout: rollout({ completion: t }) }) as { score: number }).score).toBeCloseTo(c.rewards[i]!, 12));
+      const fn = repetitionPenaltyVerifier.create(
+        repetitionPenaltyVerifier.options.parse({ ngramSize: c.n, maxPenalty: c.p, over: "words" }),
+      );
+      c.texts.forEach((t, i) =>
+        expect(
+          (fn({ completion: t, reference: undefined, rollout: rollout({ completion: t }) }) as { score: number }).score,
+        ).toBeCloseTo(c.rewards[i]!, 12),
+      );
     }
     expect(repetitionPenalty([5, 5, 5, 5, 5], 2, -1)).toBe(-0.75); // TRL's docstring
   });
@@ -111,14 +144,29 @@ describe("repetition-penalty (TRL _RepetitionPenalty; open-r1 word n-grams)", ()
   it("uses completion_ids when present (auto), words otherwise; over: tokens without ids is unscorable, never a silent 0", () => {
     const fn = (o: object) => repetitionPenaltyVerifier.create(repetitionPenaltyVerifier.options.parse(o));
     const r = rollout({ completion: "a b c d", completion_ids: [1, 1, 1, 1] });
-    expect(fn({ ngramSize: 2 })({ completion: r.completion as string, reference: undefined, rollout: r })).toEqual({ score: (1 - 1 / 3) * -1, status: "ok", details: { over: "tokens", units: 4, ngrams: 3 } });
+    expect(fn({ ngramSize: 2 })({ completion: r.completion as string, reference: undefined, rollout: r })).toEqual({
+      score: (1 - 1 / 3) * -1,
+      status: "ok",
+      details: { over: "tokens", units: 4, ngrams: 3 },
+    });
     const w = rollout({ completion: "a b c d" });
-    expect(fn({ ngramSize: 2 })({ completion: "a b c d", reference: undefined, rollout: w })).toEqual({ score: 0, status: "ok", details: { over: "words", units: 4, ngrams: 3 } });
-    expect(fn({ over: "tokens" })({ completion: "a b c d", reference: undefined, rollout: w })).toMatchObject({ score: null, reason: "missing_field" });
+    expect(fn({ ngramSize: 2 })({ completion: "a b c d", reference: undefined, rollout: w })).toEqual({
+      score: 0,
+      status: "ok",
+      details: { over: "words", units: 4, ngrams: 3 },
+    });
+    expect(fn({ over: "tokens" })({ completion: "a b c d", reference: undefined, rollout: w })).toMatchObject({
+      score: null,
+      reason: "missing_field",
+    });
     expect(repetitionPenaltyVerifier.options.safeParse({ maxPenalty: 0.5 }).success).toBe(false); // TRL raises for a positive penalty
     // a malformed completion_ids is a malformed input line (named), not a silently different length
-    expect(toRollout({ group: "g", completion: "x", completion_ids: "1 2 3" }, 7, {})).toEqual({ problem: { field: "completion_ids", message: "expected an array of token ids (numbers)" } });
-    expect(toRollout({ group: "g", completion: "x", ids: [1, 2] }, 7, { completion_ids: "ids" })).toMatchObject({ rollout: { completion_ids: [1, 2] } });
+    expect(toRollout({ group: "g", completion: "x", completion_ids: "1 2 3" }, 7, {})).toEqual({
+      problem: { field: "completion_ids", message: "expected an array of token ids (numbers)" },
+    });
+    expect(toRollout({ group: "g", completion: "x", ids: [1, 2] }, 7, { completion_ids: "ids" })).toMatchObject({
+      rollout: { completion_ids: [1, 2] },
+    });
   });
 });
 
@@ -127,14 +175,30 @@ describe("group-length (Kimi k1.5; open-r1 len_reward)", () => {
     for (const g of golden.kimi) expect(groupLengthRewards(g.lengths, g.correct)).toEqual(g.rewards.map((x) => x + 0)); // (+0: no −0)
     const yaml = `components:\n  - {name: acc, type: exact, weight: 0}\n  - {name: len, type: group-length, correctness: acc, unit: chars}`;
     const rollouts = golden.kimi.flatMap((g, gi) =>
-      g.lengths.map((L, i) => rollout({ id: `${gi}-${i}`, group: `g${gi}`, completion: "x".repeat(L), reference: g.correct[i] ? "x".repeat(L) : "no" })),
+      g.lengths.map((L, i) =>
+        rollout({
+          id: `${gi}-${i}`,
+          group: `g${gi}`,
+          completion: "x".repeat(L),
+          reference: g.correct[i] ? "x".repeat(L) : "no",
+        }),
+      ),
     );
     // interleave the groups: the stage must regroup them
     const order = rollouts.map((_, i) => i).sort((a, b) => (a % 3) - (b % 3) || a - b);
-    const scores = await scoreAll(yaml, order.map((i) => rollouts[i]!));
+    const scores = await scoreAll(
+      yaml,
+      order.map((i) => rollouts[i]!),
+    );
     const byId = new Map(order.map((i, k) => [rollouts[i]!.id, scores[k]!]));
-    golden.kimi.forEach((g, gi) => g.rewards.forEach((want, i) => expect(byId.get(`${gi}-${i}`)!.results[1]!.score).toBeCloseTo(want, 12)));
-    expect(byId.get("0-0")!.results[1]!.details).toMatchObject({ groupSize: 3, groupMinLength: 100, groupMaxLength: 300 });
+    golden.kimi.forEach((g, gi) =>
+      g.rewards.forEach((want, i) => expect(byId.get(`${gi}-${i}`)!.results[1]!.score).toBeCloseTo(want, 12)),
+    );
+    expect(byId.get("0-0")!.results[1]!.details).toMatchObject({
+      groupSize: 3,
+      groupMinLength: 100,
+      groupMaxLength: 300,
+    });
   });
 
   it("a rollout scored alone is a group of one (0); attacks: a short wrong answer never earns a positive reward", async () => {
@@ -181,6 +245,8 @@ describe("length-budget (L1, Aggarwal & Welleck 2025)", () => {
     expect(s[1]!.reward).toBe(0);
     expect(s[2]!.results[1]).toMatchObject({ score: null, reason: "missing_field" });
     const fixed = lengthBudgetVerifier.create(lengthBudgetVerifier.options.parse({ target: 10, unit: "chars" }));
-    expect(fixed({ completion: "x".repeat(20), reference: undefined, rollout: rollout() })).toMatchObject({ score: -0.0003 * 10 });
+    expect(fixed({ completion: "x".repeat(20), reference: undefined, rollout: rollout() })).toMatchObject({
+      score: -0.0003 * 10,
+    });
   });
 });

@@ -25,7 +25,11 @@ export const LENGTH_READS = ["completion_tokens", "completion_ids"] as const;
  * The completion's length in `unit`: the sampler's `completion_tokens` when it is a non-negative finite number, else
  * `completion_ids.length` (TRL's `len(completion_ids)`), else ceil(characters / charsPerToken).
  */
-export function measureLength(completion: string, rollout: Rollout, o: { unit: "tokens" | "chars"; charsPerToken: number }): MeasuredLength {
+export function measureLength(
+  completion: string,
+  rollout: Rollout,
+  o: { unit: "tokens" | "chars"; charsPerToken: number },
+): MeasuredLength {
   if (o.unit === "chars") return { length: [...completion].length, source: "chars" };
   const n = rollout.completion_tokens;
   if (typeof n === "number" && Number.isFinite(n) && n >= 0) return { length: n, source: "completion_tokens" };

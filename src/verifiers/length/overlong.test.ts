@@ -23,6 +23,9 @@ describe("overlongPenalty (DAPO Eq. 13)", () => {
       details: { length: 90, lengthSource: "approx_chars_per_token" },
     });
     const withTokens = { ...rollout, completion_tokens: 100 };
-    expect((await fn({ completion: rollout.completion, reference: undefined, rollout: withTokens })).score).toBeCloseTo(-1, 12);
+    expect((await fn({ completion: rollout.completion, reference: undefined, rollout: withTokens })).score).toBeCloseTo(
+      -1,
+      12,
+    );
   });
 });

@@ -24,7 +24,10 @@ const options = z
      */
     clampAtMax: z.boolean().default(true),
   })
-  .refine((o) => o.bufferLength <= o.maxLength, { message: "bufferLength must be <= maxLength", path: ["bufferLength"] });
+  .refine((o) => o.bufferLength <= o.maxLength, {
+    message: "bufferLength must be <= maxLength",
+    path: ["bufferLength"],
+  });
 export type OverlongOptions = z.infer<typeof options>;
 
 /**
@@ -34,13 +37,26 @@ export type OverlongOptions = z.infer<typeof options>;
  * Example: L_max = 100, L_buf = 20, p = 1: L = 80 → 0; L = 90 → −0.5; L = 100 → −1; L = 110 → −1 (clamped) or −1.5.
  * @returns a penalty in [−p, 0] with `clamp`, else in (−∞, 0].
  */
-export function overlongPenalty(length: number, maxLength: number, bufferLength: number, penaltyFactor: number, clamp = true): number {
-  const r = Math.min((-(Math.min(length, clamp ? maxLength : length) - (maxLength - bufferLength)) / bufferLength) * penaltyFactor, 0);
+export function overlongPenalty(
+  length: number,
+  maxLength: number,
+  bufferLength: number,
+  penaltyFactor: number,
+  clamp = true,
+): number {
+  const r = Math.min(
+    (-(Math.min(length, clamp ? maxLength : length) - (maxLength - bufferLength)) / bufferLength) * penaltyFactor,
+    0,
+  );
   return r === 0 ? 0 : r; // no -0 in the output
 }
 
 /** Completion length in the option's unit, and where it came from. */
-export function completionLength(completion: string, rollout: Rollout, o: OverlongOptions): { length: number; source: string } {
+export function completionLength(
+  completion: string,
+  rollout: Rollout,
+  o: OverlongOptions,
+): { length: number; source: string } {
   if (o.unit === "chars") return { length: [...completion].length, source: "chars" };
   const n = rollout.completion_tokens;
   if (typeof n === "number" && Number.isFinite(n) && n >= 0) return { length: n, source: "completion_tokens" };
@@ -59,7 +75,10 @@ export const overlongVerifier: VerifierDefinition<OverlongOptions> = {
   create(o) {
     return ({ completion, rollout }) => {
       const { length, source } = completionLength(completion, rollout, o);
-      return ok(overlongPenalty(length, o.maxLength, o.bufferLength, o.penaltyFactor, o.clampAtMax), undefined, { length, lengthSource: source });
+      return ok(overlongPenalty(length, o.maxLength, o.bufferLength, o.penaltyFactor, o.clampAtMax), undefined, {
+        length,
+        lengthSource: source,
+      });
     };
   },
 };

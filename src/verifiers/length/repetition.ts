@@ -37,13 +37,17 @@ export function repetitionPenalty(units: readonly unknown[], n: number, maxPenal
 
 /** Words as open-r1 splits them: lower-cased, on runs of whitespace. */
 function words(text: string): string[] {
-  return text.toLowerCase().split(/\s+/u).filter((w) => w !== "");
+  return text
+    .toLowerCase()
+    .split(/\s+/u)
+    .filter((w) => w !== "");
 }
 
 /** `repetition-penalty`: TRL's n-gram repetition penalty over the rollout's token ids or its words; a score in [maxPenalty, 0]. */
 export const repetitionPenaltyVerifier: VerifierDefinition<RepetitionOptions> = {
   type: "repetition-penalty",
-  summary: "n-gram repetition penalty (Yeo et al. 2025, TRL get_repetition_penalty_reward): (1 - distinct/total n-grams) * maxPenalty",
+  summary:
+    "n-gram repetition penalty (Yeo et al. 2025, TRL get_repetition_penalty_reward): (1 - distinct/total n-grams) * maxPenalty",
   options,
   isolation: "inline", // one pass over the n-grams
   defaultPassThreshold: 0, // passes when nothing repeats
@@ -53,10 +57,18 @@ export const repetitionPenaltyVerifier: VerifierDefinition<RepetitionOptions> = 
     return ({ completion, rollout }) => {
       const ids = rollout.completion_ids;
       const useIds = o.over === "tokens" || (o.over === "auto" && Array.isArray(ids));
-      if (useIds && !Array.isArray(ids)) return unscorable("missing_field", { field: "completion_ids", error: "over: tokens needs the rollout's completion_ids" });
+      if (useIds && !Array.isArray(ids))
+        return unscorable("missing_field", {
+          field: "completion_ids",
+          error: "over: tokens needs the rollout's completion_ids",
+        });
       const units = useIds ? (ids as unknown[]) : words(completion);
       const total = Math.max(units.length - o.ngramSize + 1, 0);
-      return ok(repetitionPenalty(units, o.ngramSize, o.maxPenalty), undefined, { over: useIds ? "tokens" : "words", units: units.length, ngrams: total });
+      return ok(repetitionPenalty(units, o.ngramSize, o.maxPenalty), undefined, {
+        over: useIds ? "tokens" : "words",
+        units: units.length,
+        ngrams: total,
+      });
     };
   },
 };

@@ -1,9 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { brierReward, brierVerifier, extractProbability, logScoreReward, logScoreVerifier, outcomeOf } from "./forecast.js";
+import {
+  brierReward,
+  brierVerifier,
+  extractProbability,
+  logScoreReward,
+  logScoreVerifier,
+  outcomeOf,
+} from "./forecast.js";
 
 const brier = brierVerifier.create(brierVerifier.options.parse({}));
 const logScore = logScoreVerifier.create(logScoreVerifier.options.parse({}));
-const input = (completion: string, reference: unknown) => ({ completion, reference, rollout: { id: "a", group: "g", completion } });
+const input = (completion: string, reference: unknown) => ({
+  completion,
+  reference,
+  rollout: { id: "a", group: "g", completion },
+});
 
 describe("proper scoring rules (hand-computed)", () => {
   it("Brier: −(p − o)²", () => {
@@ -22,7 +33,8 @@ describe("proper scoring rules (hand-computed)", () => {
   it("both are proper: the expected score under q is maximized by reporting p = q", () => {
     const q = 0.3;
     const grid = Array.from({ length: 101 }, (_, i) => i / 100);
-    const best = (rule: (p: number, o: 0 | 1) => number) => grid.reduce((b, p) => (q * rule(p, 1) + (1 - q) * rule(p, 0) > q * rule(b, 1) + (1 - q) * rule(b, 0) ? p : b));
+    const best = (rule: (p: number, o: 0 | 1) => number) =>
+      grid.reduce((b, p) => (q * rule(p, 1) + (1 - q) * rule(p, 0) > q * rule(b, 1) + (1 - q) * rule(b, 0) ? p : b));
     expect(best(brierReward)).toBe(0.3);
     expect(best((p, o) => logScoreReward(p, o, 1e-6))).toBe(0.3);
   });
@@ -47,7 +59,11 @@ describe("extraction", () => {
 
 describe("brier and log-score verifiers", () => {
   it("score a forecast against the outcome", async () => {
-    expect(await brier(input("<answer>0.8</answer>", true))).toEqual({ score: expect.closeTo(-0.04, 14), status: "ok", details: { extracted: 0.8, outcome: 1 } });
+    expect(await brier(input("<answer>0.8</answer>", true))).toEqual({
+      score: expect.closeTo(-0.04, 14),
+      status: "ok",
+      details: { extracted: 0.8, outcome: 1 },
+    });
     expect((await logScore(input("80%", "no"))).score).toBeCloseTo(Math.log(0.2), 14);
   });
   it("unscorable without a usable forecast or outcome", async () => {

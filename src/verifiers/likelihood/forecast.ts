@@ -17,7 +17,9 @@ const NUMBER = /(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%)?
  * else the last number in the completion; `70%` means 0.7.
  * @returns p in [0, 1]; `no_answer` when there is no number, `parse_error` when it lies outside [0, 1].
  */
-export function extractProbability(completion: string): { p: number; text: string } | { reason: "no_answer" | "parse_error"; text?: string } {
+export function extractProbability(
+  completion: string,
+): { p: number; text: string } | { reason: "no_answer" | "parse_error"; text?: string } {
   const blocks = [...completion.matchAll(/<answer>([\s\S]*?)<\/answer>/g)];
   const scope = blocks.length > 0 ? blocks[blocks.length - 1]![1]! : completion;
   let last: RegExpMatchArray | undefined;
@@ -65,9 +67,14 @@ export function logScoreReward(p: number, o: 0 | 1, epsilon: number): number {
 function scoreForecast(completion: string, reference: unknown, rule: (p: number, o: 0 | 1) => number): ComponentResult {
   if (reference === undefined || reference === null) return unscorable("no_reference");
   const o = outcomeOf(reference);
-  if (o === undefined) return unscorable("invalid_reference", { error: "expected a binary outcome: true/false, 1/0, yes/no" });
+  if (o === undefined)
+    return unscorable("invalid_reference", { error: "expected a binary outcome: true/false, 1/0, yes/no" });
   const e = extractProbability(completion);
-  if ("reason" in e) return unscorable(e.reason, e.text !== undefined ? { extracted: e.text, error: "probability outside [0, 1]" } : undefined);
+  if ("reason" in e)
+    return unscorable(
+      e.reason,
+      e.text !== undefined ? { extracted: e.text, error: "probability outside [0, 1]" } : undefined,
+    );
   return ok(rule(e.p, o), undefined, { extracted: e.p, outcome: o });
 }
 
@@ -102,6 +109,7 @@ export const logScoreVerifier: VerifierDefinition<LogScoreOptions> = {
   defaultPassThreshold: Math.log(0.5), // at least as good as saying 50%
   defaultTimeoutMs: 1000,
   create(o) {
-    return ({ completion, reference }) => scoreForecast(completion, reference, (p, out) => logScoreReward(p, out, o.epsilon));
+    return ({ completion, reference }) =>
+      scoreForecast(completion, reference, (p, out) => logScoreReward(p, out, o.epsilon));
   },
 };

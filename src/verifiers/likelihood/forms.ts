@@ -88,6 +88,10 @@ export function clip(x: number, min: number | undefined, max: number | undefined
  * r̂ = f(ℓ with reasoning) − f(ℓ without reasoning). RLPR then clips r̂ to [0, 1] (set `clipMin: 0, clipMax: 1`).
  * Example (mean-prob): with reasoning [ln 0.9, ln 0.7] → 0.8; without [ln 0.5, ln 0.3] → 0.4; r̂ = 0.4.
  */
-export function debiased(form: LikelihoodForm, withReasoning: readonly number[], withoutReasoning: readonly number[]): number {
+export function debiased(
+  form: LikelihoodForm,
+  withReasoning: readonly number[],
+  withoutReasoning: readonly number[],
+): number {
   return formValue(form, withReasoning) - formValue(form, withoutReasoning);
 }

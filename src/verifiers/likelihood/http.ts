@@ -41,14 +41,22 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * @param texts decoded text per prompt token, shape [N].
  * @param logprobs log-prob per prompt token (null where the server gives none), shape [N].
  */
-export function referenceSpan(texts: readonly string[], logprobs: readonly (number | null)[], reference: string): FetchResult {
+export function referenceSpan(
+  texts: readonly string[],
+  logprobs: readonly (number | null)[],
+  reference: string,
+): FetchResult {
   if (reference.length === 0) return { error: "empty reference" };
   let covered = 0;
   let i = texts.length;
   while (covered < reference.length && i > 0) covered += texts[--i]!.length;
-  if (covered < reference.length) return { error: `the prompt's ${texts.length} tokens cover fewer characters than the reference` };
+  if (covered < reference.length)
+    return { error: `the prompt's ${texts.length} tokens cover fewer characters than the reference` };
   const tokens = texts.slice(i);
-  if (!tokens.join("").endsWith(reference)) return { error: `decoded span ${JSON.stringify(tokens.join(""))} does not end with the reference (tokenizer mismatch)` };
+  if (!tokens.join("").endsWith(reference))
+    return {
+      error: `decoded span ${JSON.stringify(tokens.join(""))} does not end with the reference (tokenizer mismatch)`,
+    };
   const lps = logprobs.slice(i);
   const bad = lps.findIndex((x) => typeof x !== "number" || !Number.isFinite(x));
   if (bad >= 0) return { error: `reference token ${bad} (${JSON.stringify(tokens[bad])}) has no log-prob` };
@@ -56,10 +64,13 @@ export function referenceSpan(texts: readonly string[], logprobs: readonly (numb
 }
 
 /** Parses a vLLM `prompt_logprobs` response into per-token texts and log-probs. */
-export function parsePromptLogprobs(body: unknown): { texts: string[]; logprobs: (number | null)[] } | { error: string } {
+export function parsePromptLogprobs(
+  body: unknown,
+): { texts: string[]; logprobs: (number | null)[] } | { error: string } {
   const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? (body.choices as unknown[])[0] : undefined;
   const pl = isRecord(choice) ? choice.prompt_logprobs : undefined;
-  if (!Array.isArray(pl)) return { error: "response has no choices[0].prompt_logprobs (is the server vLLM with prompt_logprobs support?)" };
+  if (!Array.isArray(pl))
+    return { error: "response has no choices[0].prompt_logprobs (is the server vLLM with prompt_logprobs support?)" };
   const texts: string[] = [];
   const logprobs: (number | null)[] = [];
   for (const [k, entry] of pl.entries()) {
@@ -83,23 +94,33 @@ export function parsePromptLogprobs(body: unknown): { texts: string[]; logprobs:
 export function parseEcho(body: unknown): { texts: string[]; logprobs: (number | null)[] } | { error: string } {
   const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? (body.choices as unknown[])[0] : undefined;
   const lp = isRecord(choice) ? choice.logprobs : undefined;
-  if (!isRecord(lp) || !Array.isArray(lp.tokens) || !Array.isArray(lp.token_logprobs) || lp.tokens.length !== lp.token_logprobs.length) {
+  if (
+    !isRecord(lp) ||
+    !Array.isArray(lp.tokens) ||
+    !Array.isArray(lp.token_logprobs) ||
+    lp.tokens.length !== lp.token_logprobs.length
+  ) {
     return { error: "response has no choices[0].logprobs.tokens / token_logprobs of equal length" };
   }
   if (!lp.tokens.every((t) => typeof t === "string")) return { error: "logprobs.tokens: expected strings" };
-  if (!lp.token_logprobs.every((x) => x === null || typeof x === "number")) return { error: "logprobs.token_logprobs: expected numbers or null" };
+  if (!lp.token_logprobs.every((x) => x === null || typeof x === "number"))
+    return { error: "logprobs.token_logprobs: expected numbers or null" };
   const usage = isRecord(body) && isRecord(body.usage) ? body.usage : undefined;
   const generated = typeof usage?.completion_tokens === "number" ? usage.completion_tokens : 0;
   const n = lp.tokens.length - generated;
   if (n <= 0) return { error: "no prompt tokens in the echoed logprobs" };
-  return { texts: (lp.tokens).slice(0, n), logprobs: (lp.token_logprobs as (number | null)[]).slice(0, n) };
+  return { texts: lp.tokens.slice(0, n), logprobs: (lp.token_logprobs as (number | null)[]).slice(0, n) };
 }
 
 /**
  * Fetches the log-probs of `reference` given `prefix` (prompt + reasoning, already rendered).
  * Never throws: HTTP errors, bad JSON, wrong shapes and timeouts come back as `{error}`.
  */
-export async function fetchReferenceLogprobs(ep: LogprobEndpoint, prefix: string, reference: string): Promise<FetchResult> {
+export async function fetchReferenceLogprobs(
+  ep: LogprobEndpoint,
+  prefix: string,
+  reference: string,
+): Promise<FetchResult> {
   const body: Record<string, unknown> = { model: ep.model, prompt: prefix + reference, temperature: 0 };
   if (ep.api === "prompt_logprobs") Object.assign(body, { max_tokens: ep.maxTokens ?? 1, prompt_logprobs: 0 });
   else Object.assign(body, { max_tokens: ep.maxTokens ?? 0, echo: true, logprobs: 1 });

@@ -16,7 +16,11 @@ describe("likelihood verifier over reference_logprobs", () => {
     expect((await run({ form: "mean-logprob" }, { reference_logprobs: L })).score).toBeCloseTo(Math.log(0.125) / 2, 14);
     expect((await run({ form: "mean-prob" }, { reference_logprobs: L })).score).toBeCloseTo(0.375, 14);
     const r = await run({ form: "seq-prob" }, { reference_logprobs: L, completion_tokens: 9 });
-    expect(r).toEqual({ score: expect.closeTo(0.125, 14), status: "ok", details: { tokens: 2, traceLength: 9, traceUnit: "tokens" } });
+    expect(r).toEqual({
+      score: expect.closeTo(0.125, 14),
+      status: "ok",
+      details: { tokens: 2, traceLength: 9, traceUnit: "tokens" },
+    });
   });
 
   it("falls back to code points of the reasoning for the trace length", async () => {
@@ -35,13 +39,23 @@ describe("likelihood verifier over reference_logprobs", () => {
 
   it("debiases with reference_logprobs_noreason and clips (RLPR: clip(0.8 − 0.4, 0, 1))", async () => {
     const opts = { form: "mean-prob", debias: true, clipMin: 0, clipMax: 1 };
-    const r = await run(opts, { reference_logprobs: [Math.log(0.9), Math.log(0.7)], reference_logprobs_noreason: [Math.log(0.5), Math.log(0.3)] });
+    const r = await run(opts, {
+      reference_logprobs: [Math.log(0.9), Math.log(0.7)],
+      reference_logprobs_noreason: [Math.log(0.5), Math.log(0.3)],
+    });
     expect(r.score).toBeCloseTo(0.4, 14);
-    expect(r.details).toMatchObject({ withReasoning: expect.closeTo(0.8, 14), withoutReasoning: expect.closeTo(0.4, 14) });
+    expect(r.details).toMatchObject({
+      withReasoning: expect.closeTo(0.8, 14),
+      withoutReasoning: expect.closeTo(0.4, 14),
+    });
     const neg = await run(opts, { reference_logprobs: [Math.log(0.2)], reference_logprobs_noreason: [Math.log(0.6)] });
     expect(neg.score).toBe(0);
     const missing = await run(opts, { reference_logprobs: [Math.log(0.2)] });
-    expect(missing).toMatchObject({ status: "unscorable", reason: "logprob_error", details: { field: "reference_logprobs_noreason" } });
+    expect(missing).toMatchObject({
+      status: "unscorable",
+      reason: "logprob_error",
+      details: { field: "reference_logprobs_noreason" },
+    });
   });
 
   it("seq-prob underflow stays a number (0), logprob overflow to −∞ is unscorable", async () => {
@@ -52,7 +66,14 @@ describe("likelihood verifier over reference_logprobs", () => {
 
   it("validates options: http needs url and model; clipMin <= clipMax; unknown keys rejected", () => {
     expect(likelihoodVerifier.options.safeParse({ form: "logprob", source: "http" }).success).toBe(false);
-    expect(likelihoodVerifier.options.safeParse({ form: "logprob", source: "http", url: "http://127.0.0.1:1/v1/completions", model: "m" }).success).toBe(true);
+    expect(
+      likelihoodVerifier.options.safeParse({
+        form: "logprob",
+        source: "http",
+        url: "http://127.0.0.1:1/v1/completions",
+        model: "m",
+      }).success,
+    ).toBe(true);
     expect(likelihoodVerifier.options.safeParse({ form: "logprob", clipMin: 1, clipMax: 0 }).success).toBe(false);
     expect(likelihoodVerifier.options.safeParse({ form: "mean" }).success).toBe(false);
     expect(likelihoodVerifier.options.safeParse({ form: "logprob", clip: 1 }).success).toBe(false);
@@ -61,10 +82,15 @@ describe("likelihood verifier over reference_logprobs", () => {
 
 describe("prompt template and reasoning cut", () => {
   it("cuts after the last marker, else keeps the whole completion", () => {
-    expect(reasoningOf("think <answer>41</answer> no <answer>43</answer>", "<answer>")).toEqual({ reasoning: "think <answer>41</answer> no <answer>", cutFound: true });
+    expect(reasoningOf("think <answer>41</answer> no <answer>43</answer>", "<answer>")).toEqual({
+      reasoning: "think <answer>41</answer> no <answer>",
+      cutFound: true,
+    });
     expect(reasoningOf("no marker", "<answer>")).toEqual({ reasoning: "no marker", cutFound: false });
   });
   it("substitutes literally ($ patterns and braces in the text are kept)", () => {
-    expect(renderTemplate("Q: {prompt}\nA: {reasoning}", "cost $& {reasoning}?", "it is $1")).toBe("Q: cost $& {reasoning}?\nA: it is $1");
+    expect(renderTemplate("Q: {prompt}\nA: {reasoning}", "cost $& {reasoning}?", "it is $1")).toBe(
+      "Q: cost $& {reasoning}?\nA: it is $1",
+    );
   });
 });

@@ -78,10 +78,15 @@ const options = z
 export type LikelihoodOptions = z.infer<typeof options>;
 
 /** The reasoning part of a completion: up to and including the last `cutMarker`, else all of it. */
-export function reasoningOf(completion: string, cutMarker: string | undefined): { reasoning: string; cutFound: boolean } {
+export function reasoningOf(
+  completion: string,
+  cutMarker: string | undefined,
+): { reasoning: string; cutFound: boolean } {
   if (cutMarker === undefined) return { reasoning: completion, cutFound: false };
   const at = completion.lastIndexOf(cutMarker);
-  return at < 0 ? { reasoning: completion, cutFound: false } : { reasoning: completion.slice(0, at + cutMarker.length), cutFound: true };
+  return at < 0
+    ? { reasoning: completion, cutFound: false }
+    : { reasoning: completion.slice(0, at + cutMarker.length), cutFound: true };
 }
 
 /** Replaces `{prompt}` and `{reasoning}` literally (no `$` patterns, no recursion into substituted text). */
@@ -115,7 +120,8 @@ function traceLength(reasoning: string, rollout: Rollout): { traceLength: number
  */
 export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
   type: "likelihood",
-  summary: "probability-based reward from token log-probs of the reference: sum, mean, mean prob (RLPR) or sequence prob (VeriFree)",
+  summary:
+    "probability-based reward from token log-probs of the reference: sum, mean, mean prob (RLPR) or sequence prob (VeriFree)",
   options,
   isolation: "inline", // arithmetic, or an awaited HTTP request with its own deadline
   selfTimed: true,
@@ -132,7 +138,8 @@ export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
   },
   create(o) {
     const finish = (value: number, details: Record<string, unknown>): ComponentResult => {
-      if (!Number.isFinite(value)) return unscorable("logprob_error", { ...details, error: `score ${value} is not finite` });
+      if (!Number.isFinite(value))
+        return unscorable("logprob_error", { ...details, error: `score ${value} is not finite` });
       return ok(clip(value, o.clipMin, o.clipMax), undefined, details);
     };
 
@@ -167,22 +174,32 @@ export const likelihoodVerifier: VerifierDefinition<LikelihoodOptions> = {
     };
     return async ({ completion, reference, rollout }) => {
       if (reference === undefined || reference === null) return unscorable("no_reference");
-      if (typeof reference !== "string" && typeof reference !== "number") return unscorable("invalid_reference", { error: "the reference answer must be text" });
+      if (typeof reference !== "string" && typeof reference !== "number")
+        return unscorable("invalid_reference", { error: "the reference answer must be text" });
       if (typeof rollout.prompt !== "string") {
-        return unscorable("logprob_error", { error: "source http needs the prompt as text (render chat prompts with the model's template first)" });
+        return unscorable("logprob_error", {
+          error: "source http needs the prompt as text (render chat prompts with the model's template first)",
+        });
       }
       const ref = String(reference);
       const { reasoning, cutFound } = reasoningOf(completion, o.cutMarker);
       const prefix = renderTemplate(o.template, rollout.prompt, reasoning);
       const [withR, withoutR] = await Promise.all([
         fetchReferenceLogprobs(ep, prefix, ref),
-        o.debias ? fetchReferenceLogprobs(ep, renderTemplate(o.template, rollout.prompt, o.cutMarker ?? ""), ref) : undefined,
+        o.debias
+          ? fetchReferenceLogprobs(ep, renderTemplate(o.template, rollout.prompt, o.cutMarker ?? ""), ref)
+          : undefined,
       ]);
       if ("error" in withR) return unscorable("logprob_error", { error: withR.error });
-      if (withoutR && "error" in withoutR) return unscorable("logprob_error", { error: `without reasoning: ${withoutR.error}` });
+      if (withoutR && "error" in withoutR)
+        return unscorable("logprob_error", { error: `without reasoning: ${withoutR.error}` });
       const bad = logprobProblem(withR.logprobs) ?? (withoutR ? logprobProblem(withoutR.logprobs) : undefined);
       if (bad) return unscorable("logprob_error", { error: bad });
-      const details: Record<string, unknown> = { tokens: withR.logprobs.length, ...traceLength(reasoning, rollout), ...(o.cutMarker ? { cutFound } : {}) };
+      const details: Record<string, unknown> = {
+        tokens: withR.logprobs.length,
+        ...traceLength(reasoning, rollout),
+        ...(o.cutMarker ? { cutFound } : {}),
+      };
       let value = formValue(o.form, withR.logprobs);
       if (withoutR) {
         const base = formValue(o.form, withoutR.logprobs);
@@ -208,19 +225,31 @@ export function likelihoodGroupStage(o: LikelihoodOptions, self: number): GroupS
   return {
     member: (_input, results) => results[self]!,
     score(members) {
-      const scorable = members.map((r, k) => ({ r, k })).filter(({ r }) => r.score !== null && typeof r.details?.traceLength === "number");
+      const scorable = members
+        .map((r, k) => ({ r, k }))
+        .filter(({ r }) => r.score !== null && typeof r.details?.traceLength === "number");
       const out = members.slice();
       const scores = scorable.map(({ r }) => r.score!);
       const lengths = scorable.map(({ r }) => r.details!.traceLength as number);
       const check = checkGroup(scores, lengths, settings);
       if (settings.filterStd !== undefined && check.n >= 2 && check.std < settings.filterStd) {
-        for (const { r, k } of scorable) out[k] = unscorable("group_filtered", { ...r.details, filteredScore: r.score, groupStd: check.std, filterStd: settings.filterStd });
+        for (const { r, k } of scorable)
+          out[k] = unscorable("group_filtered", {
+            ...r.details,
+            filteredScore: r.score,
+            groupStd: check.std,
+            filterStd: settings.filterStd,
+          });
         return out;
       }
       if (settings.penalty > 0 && check.collapsed) {
         const pen = concentrationPenalty(lengths, settings.penalty);
         scorable.forEach(({ r, k }, j) => {
-          out[k] = { ...r, score: r.score! + pen[j]!, details: { ...r.details, unpenalizedScore: r.score, collapsePenalty: pen[j], groupStd: check.std } };
+          out[k] = {
+            ...r,
+            score: r.score! + pen[j]!,
+            details: { ...r.details, unpenalizedScore: r.score, collapsePenalty: pen[j], groupStd: check.std },
+          };
         });
       }
       return out;

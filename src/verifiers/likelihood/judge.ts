@@ -40,7 +40,10 @@ export interface TokenDistribution {
  * E = (0.6·7 + 0.3·8)/0.9 = 7.333…, mass 0.9.
  * @returns undefined when no value token is in the list.
  */
-export function tokenDistribution(top: readonly TopLogprob[], value: (token: string) => number | undefined): TokenDistribution | undefined {
+export function tokenDistribution(
+  top: readonly TopLogprob[],
+  value: (token: string) => number | undefined,
+): TokenDistribution | undefined {
   let mass = 0;
   let sum = 0;
   const found: Record<string, number> = {};
@@ -63,7 +66,11 @@ export function tokenDistribution(top: readonly TopLogprob[], value: (token: str
  * Example: [{m: ln 0.3}, {M: ln 0.6}, {The: ln 0.1}] → 0.3 / 0.9 = 1/3.
  * @returns the share in [0, 1], or `undefined` when no denominator token is in the list.
  */
-export function tokenShare(top: readonly TopLogprob[], numerator: string, denominators: readonly string[]): number | undefined {
+export function tokenShare(
+  top: readonly TopLogprob[],
+  numerator: string,
+  denominators: readonly string[],
+): number | undefined {
   return tokenDistribution(top, (t) => (denominators.includes(t) ? (t === numerator ? 1 : 0) : undefined))?.expected;
 }
 

@@ -28,7 +28,8 @@ const SP = "[ \\t]{1,4}";
  */
 export const ANCHORS: readonly Anchor[] = [
   {
-    name: "the answer is / final answer: (en)", keys: ["answer", "option", "choice"],
+    name: "the answer is / final answer: (en)",
+    keys: ["answer", "option", "choice"],
     strategy: "final-answer",
     re: new RegExp(
       `${NL}(?:(?:the${SP})?(?:final|correct|right|exact)${SP}answer|the${SP}answer|(?:the${SP})?(?:correct|right|best)${SP}(?:option|choice))(?:${SP}(?:to|for)${SP}(?:the|this)${SP}(?:question|problem))?` +
@@ -36,25 +37,61 @@ export const ANCHORS: readonly Anchor[] = [
       "gi",
     ),
   },
-  { name: "Final Answer (a heading)", keys: ["answer"], strategy: "final-answer", re: new RegExp(`${NL}final${SP}answer(?=[ \\t*_#]{0,8}\\n)`, "gi") },
   {
-    name: "la réponse est / la respuesta es / die Antwort ist / a resposta é / la risposta è", keys: ["réponse", "respuesta", "antwort", "resposta", "risposta"],
+    name: "Final Answer (a heading)",
+    keys: ["answer"],
+    strategy: "final-answer",
+    re: new RegExp(`${NL}final${SP}answer(?=[ \\t*_#]{0,8}\\n)`, "gi"),
+  },
+  {
+    name: "la réponse est / la respuesta es / die Antwort ist / a resposta é / la risposta è",
+    keys: ["réponse", "respuesta", "antwort", "resposta", "risposta"],
     strategy: "final-answer",
     re: new RegExp(
       `${NL}(?:la${SP}(?:bonne${SP})?réponse(?:${SP}finale)?${SP}est|la${SP}respuesta(?:${SP}(?:final|correcta))?${SP}es|die${SP}(?:endgültige${SP}|richtige${SP})?antwort${SP}(?:ist|lautet)|a${SP}resposta(?:${SP}(?:final|correta))?${SP}é|la${SP}risposta(?:${SP}(?:finale|corretta))?${SP}è)(?![A-Za-z\\u00C0-\\u024F])[ \\t]{0,4}[:：]?`,
       "gi",
     ),
   },
-  { name: "答案是 / 答案为 / 故选 (zh), 答えは (ja)", keys: ["答案", "故选", "应选", "答え"], strategy: "final-answer", re: /(?:(?:最终|最后的|正确的?)?答案(?:应该|应|應)?(?:是|为|為)|故选|应选|答案选|答えは)[ \t]{0,4}[:：]?/g },
-  { name: "Answer: (a line)", keys: ["answer", "ans"], strategy: "answer-line", re: /^[ \t>*#_]{0,8}(?:final[ \t]{1,4})?(?:answer|ans)[ \t*_]{0,4}[:：]/gim },
   {
-    name: "Réponse : / Respuesta: / Antwort: / Resposta: / Risposta: / Ответ: (a line)", keys: ["réponse", "respuesta", "antwort", "resposta", "risposta", "ответ"],
-    strategy: "answer-line",
-    re: new RegExp(`^[ \\t>*#_]{0,8}(?:réponse(?:${SP}finale)?|respuesta(?:${SP}final)?|antwort|resposta(?:${SP}final)?|risposta(?:${SP}finale)?|ответ)[ \\t*_]{0,4}[:：]`, "gim"),
+    name: "答案是 / 答案为 / 故选 (zh), 答えは (ja)",
+    keys: ["答案", "故选", "应选", "答え"],
+    strategy: "final-answer",
+    re: /(?:(?:最终|最后的|正确的?)?答案(?:应该|应|應)?(?:是|为|為)|故选|应选|答案选|答えは)[ \t]{0,4}[:：]?/g,
   },
-  { name: "【答案】 / 答案： (zh), 答え： (ja)", keys: ["答案", "答え"], strategy: "answer-line", re: /(?:【答案】|\[答案\]|答案[ \t]{0,4}[:：]|答え[ \t]{0,4}[:：])[ \t]{0,4}[:：]?/g },
-  { name: "答： (zh, a line: the written answer of a word problem)", keys: ["答"], strategy: "answer-line", re: /^[ \t]{0,8}答[ \t]{0,4}[:：]/gm },
-  { name: "A: (a GSM8K answer line)", keys: ["a:", "a :", "a  :", "a\t:", "a："], strategy: "answer-line", re: /^[ \t>*_]{0,8}A[ \t]{0,3}[:：]/gm, strict: true },
+  {
+    name: "Answer: (a line)",
+    keys: ["answer", "ans"],
+    strategy: "answer-line",
+    re: /^[ \t>*#_]{0,8}(?:final[ \t]{1,4})?(?:answer|ans)[ \t*_]{0,4}[:：]/gim,
+  },
+  {
+    name: "Réponse : / Respuesta: / Antwort: / Resposta: / Risposta: / Ответ: (a line)",
+    keys: ["réponse", "respuesta", "antwort", "resposta", "risposta", "ответ"],
+    strategy: "answer-line",
+    re: new RegExp(
+      `^[ \\t>*#_]{0,8}(?:réponse(?:${SP}finale)?|respuesta(?:${SP}final)?|antwort|resposta(?:${SP}final)?|risposta(?:${SP}finale)?|ответ)[ \\t*_]{0,4}[:：]`,
+      "gim",
+    ),
+  },
+  {
+    name: "【答案】 / 答案： (zh), 答え： (ja)",
+    keys: ["答案", "答え"],
+    strategy: "answer-line",
+    re: /(?:【答案】|\[答案\]|答案[ \t]{0,4}[:：]|答え[ \t]{0,4}[:：])[ \t]{0,4}[:：]?/g,
+  },
+  {
+    name: "答： (zh, a line: the written answer of a word problem)",
+    keys: ["答"],
+    strategy: "answer-line",
+    re: /^[ \t]{0,8}答[ \t]{0,4}[:：]/gm,
+  },
+  {
+    name: "A: (a GSM8K answer line)",
+    keys: ["a:", "a :", "a  :", "a\t:", "a："],
+    strategy: "answer-line",
+    re: /^[ \t>*_]{0,8}A[ \t]{0,3}[:：]/gm,
+    strict: true,
+  },
   { name: "#### (GSM8K)", keys: ["####"], strategy: "gsm8k", re: /(?<!#)####(?!#)/g },
 ];
 
@@ -89,7 +126,8 @@ function hasKey(lower: string, key: string): boolean {
     PROBES.set(key, p);
   }
   const off = key.indexOf(p);
-  for (let i = lower.indexOf(p, off); i >= 0; i = lower.indexOf(p, i + 1)) if (lower.startsWith(key, i - off)) return true;
+  for (let i = lower.indexOf(p, off); i >= 0; i = lower.indexOf(p, i + 1))
+    if (lower.startsWith(key, i - off)) return true;
   return false;
 }
 

@@ -29,7 +29,30 @@ let loading: Promise<void> | undefined;
 /** The engine's state right after construction; every verdict that used the engine rewinds to it. */
 let pristine: ReturnType<ComputeEngine["checkpoint"]> | undefined;
 /** Lowercase Greek letters (except `\pi`), declared as numbers in the pristine engine. */
-const GREEK = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"];
+const GREEK = [
+  "alpha",
+  "beta",
+  "gamma",
+  "delta",
+  "epsilon",
+  "zeta",
+  "eta",
+  "theta",
+  "iota",
+  "kappa",
+  "lambda",
+  "mu",
+  "nu",
+  "xi",
+  "rho",
+  "sigma",
+  "tau",
+  "upsilon",
+  "phi",
+  "chi",
+  "psi",
+  "omega",
+];
 /** Whether the engine was used since the last rewind. */
 let touched = false;
 
@@ -129,7 +152,6 @@ export const CAS_MAX_CHARS = 600;
 /** Deepest bracket nesting handed to the CAS. */
 export const CAS_MAX_DEPTH = 16;
 
-
 function hasError(e: Expression): boolean {
   if (!e.isValid) return true;
   const j = JSON.stringify(e.json);
@@ -165,7 +187,7 @@ function log10Abs(x: Expression): number {
       if (digits === "") return -Infinity;
       const lead = Number(`${digits[0]}.${digits.slice(1, 16) || "0"}`);
       const intLen = (m[2] ?? "").replace(/^0+/, "").length;
-      const fracLeadingZeros = intLen === 0 ? ((m[3] ?? "").length - (m[3] ?? "").replace(/^0+/, "").length) : 0;
+      const fracLeadingZeros = intLen === 0 ? (m[3] ?? "").length - (m[3] ?? "").replace(/^0+/, "").length : 0;
       const exp10 = (intLen > 0 ? intLen - 1 : -(fracLeadingZeros + 1)) + Number(m[4] ?? 0);
       return Math.log10(lead) + exp10;
     }
@@ -272,7 +294,8 @@ export function casCompare(gold: string, pred: string, goldPlaces: number | null
       const ld = log10Abs(diff.N());
       if (Number.isNaN(la) || Number.isNaN(lb) || Number.isNaN(ld)) return { outcome: "undecidable", method: "cas" };
       const scale = Math.max(la, lb);
-      if (goldPlaces !== null && ld <= Math.log10(decimalBound(10 ** la, goldPlaces, settings.relTol))) return { outcome: true, method: "cas" };
+      if (goldPlaces !== null && ld <= Math.log10(decimalBound(10 ** la, goldPlaces, settings.relTol)))
+        return { outcome: true, method: "cas" };
       if (ld === -Infinity || ld - scale <= -25) return { outcome: true, method: "cas" };
       if (ld - scale > -12) return { outcome: false, method: "cas" };
       return { outcome: "undecidable", method: "cas" };
@@ -286,7 +309,13 @@ export function casCompare(gold: string, pred: string, goldPlaces: number | null
   // One side with an absolute value: its sign checks count even where the values are not real
   // (`-25 r|r| \sqrt{2r}` vs `-25 r^2 \sqrt{2r}`).
   const absOnOneSide = ABS_RE.test(gold) !== ABS_RE.test(pred);
-  return sample(vars, settings, (p) => [at(a, p), at(b, p)], (x, y) => close(x, y, settings.sampleTol), absOnOneSide);
+  return sample(
+    vars,
+    settings,
+    (p) => [at(a, p), at(b, p)],
+    (x, y) => close(x, y, settings.sampleTol),
+    absOnOneSide,
+  );
 }
 
 /** An absolute value in LaTeX. */
@@ -345,11 +374,19 @@ export function casCompareEquations(g: [string, string], p: [string, string], se
       const x = at(f, pt);
       const y = at(h, pt);
       // Encode the ratio check as "x = r·y" with r fixed by the first usable point.
-      if (!finite(x) || !finite(y) || Math.hypot(y[0], y[1]) < 1e-12) return [[NaN, NaN], [NaN, NaN]];
+      if (!finite(x) || !finite(y) || Math.hypot(y[0], y[1]) < 1e-12)
+        return [
+          [NaN, NaN],
+          [NaN, NaN],
+        ];
       const den = y[0] * y[0] + y[1] * y[1];
       const r: [number, number] = [(x[0] * y[0] + x[1] * y[1]) / den, (x[1] * y[0] - x[0] * y[1]) / den];
       if (ratio === undefined) {
-        if (Math.hypot(r[0], r[1]) < 1e-12) return [[0, 0], [1, 0]];
+        if (Math.hypot(r[0], r[1]) < 1e-12)
+          return [
+            [0, 0],
+            [1, 0],
+          ];
         ratio = r;
       }
       return [r, ratio];

@@ -25,7 +25,6 @@ type Node =
   | { kind: "seq"; open: string; close: string; items: Node[] } // ordered: (a,b), [a,b)
   | { kind: "union"; items: Node[] };
 
-
 /** Index of the bracket closing the one opened at 0 (any of ( [ { with mixed closers for intervals). */
 function enclosesWhole(s: string): boolean {
   let depth = 0;
@@ -84,7 +83,10 @@ function parseNode(s: string, depth = 0): Node {
 
 /** Items of a comma/semicolon list; a `var=` prefix on the first item applies to the whole list. */
 function listItems(s: string): string[] {
-  const items = splitTop(s, ",").flatMap((x) => splitTop(x, ";")).map((x) => x.trim()).filter((x) => x !== "");
+  const items = splitTop(s, ",")
+    .flatMap((x) => splitTop(x, ";"))
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
   const first = ASSIGN_RE.exec(items[0] ?? "") ?? nameAssignment(items[0] ?? "");
   if (first && items.slice(1).every((x) => !x.includes("="))) items[0] = first[2] ?? "";
   return items.map((x) => {
@@ -108,7 +110,12 @@ function nameAssignment(s: string): [string, string, string] | null {
   if (name === "" || value === "" || name.length > 40) return null;
   // `|AB|` (a length) and `f(x)` / `g(2)` (a function's value) name a value too
   const fn = /^[a-zA-Z](?:_\{?\w+\}?)?'*\([a-zA-Z0-9\s,]+\)$/.test(name);
-  const bare = fn ? "f" : name.replace(/^\|(.+)\|$/, "$1").replace(/_\{?\w+\}?/g, "").replace(/\\frac|\\overline|\\angle|[{}]/g, "");
+  const bare = fn
+    ? "f"
+    : name
+        .replace(/^\|(.+)\|$/, "$1")
+        .replace(/_\{?\w+\}?/g, "")
+        .replace(/\\frac|\\overline|\\angle|[{}]/g, "");
   if (!/^[a-zA-Z:()\s,]+$/.test(bare) || !/[a-zA-Z]/.test(bare)) return null;
   if (/\(/.test(bare) && !/^\([a-zA-Z\s,]+\)$/.test(bare)) return null; // `f(x)+g(x) = …` is an equation
   return [s, name, value];
@@ -255,7 +262,14 @@ function candidates(v: Rational, pct: boolean, settings: CompareSettings): Ratio
   return [v, { n: v.n, d: v.d * 100n }].map((r) => rat(r.n, r.d));
 }
 
-function fastCompare(g: FastResult, p: FastResult, gp: boolean, pp: boolean, settings: CompareSettings, places: number): Outcome {
+function fastCompare(
+  g: FastResult,
+  p: FastResult,
+  gp: boolean,
+  pp: boolean,
+  settings: CompareSettings,
+  places: number,
+): Outcome {
   if (g.kind !== "ok" || p.kind !== "ok") return "undecidable";
   const gs = candidates(g.value, gp, settings);
   const ps = candidates(p.value, pp, settings);
@@ -302,12 +316,19 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
   const pr = RATIO_RE.exec(pred);
   if (gr || pr) {
     if (!gr || !pr || pr[2] === "0" || gr[2] === "0") return { outcome: false, method: "fast" };
-    return { outcome: ratEq(rat(BigInt(gr[1] ?? "0"), BigInt(gr[2] ?? "1")), rat(BigInt(pr[1] ?? "0"), BigInt(pr[2] ?? "1"))), method: "fast" };
+    return {
+      outcome: ratEq(rat(BigInt(gr[1] ?? "0"), BigInt(gr[2] ?? "1")), rat(BigInt(pr[1] ?? "0"), BigInt(pr[2] ?? "1"))),
+      method: "fast",
+    };
   }
   // Numerals with a base subscript: both sides must be written in a base, values equal.
   const gb = baseValue(gold);
   const pb = baseValue(pred);
-  if (gb || pb) return { outcome: gb !== null && pb !== null && ratEq(gb, pb) && gold.split("_")[1] === pred.split("_")[1], method: "fast" };
+  if (gb || pb)
+    return {
+      outcome: gb !== null && pb !== null && ratEq(gb, pb) && gold.split("_")[1] === pred.split("_")[1],
+      method: "fast",
+    };
   // Relations that are not one-variable inequalities: equal only as identical strings.
   if (RELATION_RE.test(gold) || RELATION_RE.test(pred)) return { outcome: false, method: "string" };
   // Assignments and equations.
@@ -340,7 +361,8 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
   const gf = fastEval(g.s, settings.maxBits);
   const pf = fastEval(p.s, settings.maxBits);
   if (gf.kind === "too-big" || pf.kind === "too-big") return { outcome: "undecidable", method: "fast" };
-  if (gf.kind === "ok" && pf.kind === "ok") return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings, decimalPlaces(g.s)), method: "fast" };
+  if (gf.kind === "ok" && pf.kind === "ok")
+    return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings, decimalPlaces(g.s)), method: "fast" };
   // CAS (percent becomes a division by 100 on the percent side, per the percent policy).
   const goldPlaces = DECIMAL_RE.test(gold) && !DECIMAL_RE.test(pred) ? decimalPlaces(g.s) : null;
   const variants = (x: { s: string; pct: boolean }) =>
@@ -360,7 +382,11 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
 // Nodes
 
 function combine(vs: Verdict[]): Verdict {
-  const method = vs.find((v) => v.method === "sampling")?.method ?? vs.find((v) => v.method === "cas")?.method ?? vs[0]?.method ?? "string";
+  const method =
+    vs.find((v) => v.method === "sampling")?.method ??
+    vs.find((v) => v.method === "cas")?.method ??
+    vs[0]?.method ??
+    "string";
   for (const v of vs) if (v.outcome === false) return { outcome: false, method: v.method };
   for (const v of vs) if (v.outcome !== true) return v;
   return { outcome: true, method };
@@ -453,8 +479,10 @@ function nodeEq(g: Node, p: Node, settings: CompareSettings): Verdict {
   if (g.kind === "set" && p.kind === "set") return unorderedEq(dedupe(g.items), dedupe(p.items), settings);
   // A tuple gold and a bare list prediction (or the reverse): same order required. A set written with
   // braces (`\{1,3\}`, `{1,3}`) is a set, never a tuple: `(1,3)` ≠ `\{1,3\}` in either direction.
-  if (g.kind === "seq" && p.kind === "set" && !p.braced && g.open === "(" && g.close === ")") return orderedEq(g.items, p.items, settings);
-  if (g.kind === "set" && !g.braced && p.kind === "seq" && p.open === "(" && p.close === ")") return unorderedEq(g.items, p.items, settings);
+  if (g.kind === "seq" && p.kind === "set" && !p.braced && g.open === "(" && g.close === ")")
+    return orderedEq(g.items, p.items, settings);
+  if (g.kind === "set" && !g.braced && p.kind === "seq" && p.open === "(" && p.close === ")")
+    return unorderedEq(g.items, p.items, settings);
   return { outcome: false, method: "string" };
 }
 
@@ -482,7 +510,8 @@ export function compareAnswers(
   if (gold === pred && wellFormed(gold)) return { outcome: true, method: "string" };
   if (goldText || looksLikeText(gold)) {
     // `Monday, Tuesday` (or `Monday or Tuesday`) offered for the word answer `Monday`.
-    if (!gold.includes(",") && splitTop(pred, ",").filter((x) => x.trim() !== "").length > 1) return { outcome: "multiple_answers", method: "string" };
+    if (!gold.includes(",") && splitTop(pred, ",").filter((x) => x.trim() !== "").length > 1)
+      return { outcome: "multiple_answers", method: "string" };
     return { outcome: textKey(gold) === textKey(pred) && textKey(gold) !== "", method: "string" };
   }
   if (predText && !CHOICE_RE.test(gold) && !TIME_RE.test(gold)) return { outcome: false, method: "string" };
@@ -501,11 +530,21 @@ export function compareAnswers(
   const p = parseNode(pi);
   // An enumeration (`1, 2, 3`, `1, 2, or 3`, `\{1,2,3\}`, `x=1, x=2`, `\pm 2`) never matches a single gold
   // value, even when one of its items is that value: hedging over candidates is not an answer.
-  if (g.kind === "scalar" && p.kind === "set" && p.items.length > 1) return { outcome: "multiple_answers", method: "string" };
+  if (g.kind === "scalar" && p.kind === "set" && p.items.length > 1)
+    return { outcome: "multiple_answers", method: "string" };
   const v = nodeEq(g, p, settings);
   // `(1,3)` is an open interval or an ordered pair: a two-sided inequality `1 < x < 3` matches it only
   // as an interval, which the gold does not say (`(2,\infty)` does). Not a confident match.
-  if (v.outcome === true && pi !== ps && gi === gv && g.kind === "seq" && g.open === "(" && g.close === ")" && g.items.length === 2 && !/\\infty/.test(gi)) {
+  if (
+    v.outcome === true &&
+    pi !== ps &&
+    gi === gv &&
+    g.kind === "seq" &&
+    g.open === "(" &&
+    g.close === ")" &&
+    g.items.length === 2 &&
+    !/\\infty/.test(gi)
+  ) {
     return { outcome: "undecidable", method: "string" };
   }
   return v;

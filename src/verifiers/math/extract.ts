@@ -25,7 +25,6 @@ import type { ExtractStrategy } from "./strategies.js";
 import { prepareText, type DollarMode } from "./prepare.js";
 import { answerFrom, isProse, lastNumber, MAX_CONTENT_CHARS } from "./reading.js";
 
-
 export { ALL_EXTRACT_STRATEGIES, EXTRACT_STRATEGIES, WHOLE_MAX_CHARS } from "./strategies.js";
 export type { ExtractStrategy } from "./strategies.js";
 
@@ -152,8 +151,10 @@ export function stripDelimiters(s: string): string {
     t = t.replace(/^\*+|\*+$/g, "").trim();
     if (!/(?:^|[^.])\.\.\.$/.test(t)) t = t.replace(/[.;,:]+$/, "").trim(); // an ellipsis is kept
     // one span only: `$5$ or $6$` keeps its delimiters (normalization drops them all)
-    if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4 && !t.slice(2, -2).includes("$")) t = t.slice(2, -2).trim();
-    else if (t.startsWith("$") && t.endsWith("$") && t.length >= 2 && !t.slice(1, -1).includes("$")) t = t.slice(1, -1).trim();
+    if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4 && !t.slice(2, -2).includes("$"))
+      t = t.slice(2, -2).trim();
+    else if (t.startsWith("$") && t.endsWith("$") && t.length >= 2 && !t.slice(1, -1).includes("$"))
+      t = t.slice(1, -1).trim();
     else if (/^\\[([]/.test(t) && /\\[)\]]$/.test(t)) t = t.slice(2, -2).trim();
     if (t === before) break;
   }
@@ -254,7 +255,12 @@ export function lastMathSpan(text: string): { inner: string; index: number } | n
 }
 
 /** The strategies that read an answer at an explicit anchor; consecutive ones form one group. */
-export const ANCHORED_STRATEGIES: ReadonlySet<ExtractStrategy> = new Set(["boxed", "final-answer", "answer-line", "gsm8k"]);
+export const ANCHORED_STRATEGIES: ReadonlySet<ExtractStrategy> = new Set([
+  "boxed",
+  "final-answer",
+  "answer-line",
+  "gsm8k",
+]);
 
 /** At most this many anchors are read from the end of a text (a text of 10 000 empty anchors stays linear). */
 const MAX_ANCHOR_TRIES = 8;
@@ -278,7 +284,13 @@ function contentRange(text: string, from: number): [number, number] {
     while (i < text.length && (text[i] === "*" || text[i] === "_" || text[i] === "#")) i++;
   }
   const limit = Math.min(text.length, i + MAX_CONTENT_CHARS);
-  const closer = text.startsWith("$$", i) ? "$$" : text.startsWith("\\[", i) ? "\\]" : text.startsWith("\\begin{", i) ? "\\end{" : null;
+  const closer = text.startsWith("$$", i)
+    ? "$$"
+    : text.startsWith("\\[", i)
+      ? "\\]"
+      : text.startsWith("\\begin{", i)
+        ? "\\end{"
+        : null;
   if (closer !== null) {
     const c = text.indexOf(closer, i + 2);
     if (c > 0 && c < limit) {
@@ -337,14 +349,14 @@ function byStrategy(text: string, s: ExtractStrategy): string | null {
       // an empty or unreadable \boxed{} is an anchor that failed, not a bare answer;
       // words before a math span (`Answer $ 9 $`, `The sum is $..$`) introduce it: not a bare answer
       // an anchor without an answer (`Answer:`, `####`, `【答案】`) is not a bare answer either
-      if (t.length > WHOLE_MAX_CHARS || t.includes("\n") || /\\(?:boxed|fbox)|answer\s*[:：]|####|答案/i.test(t)) return null;
+      if (t.length > WHOLE_MAX_CHARS || t.includes("\n") || /\\(?:boxed|fbox)|answer\s*[:：]|####|答案/i.test(t))
+        return null;
       return !isProse(t) && !/^[^$\\]*[A-Za-z]{2,}[^$\\]*(?:\$|\\[[(])/.test(t) ? t : null;
     }
     default:
       return null; // anchored strategies are read by anchoredGroup
   }
 }
-
 
 /**
  * Extracts the final answer from `text`. The strategies are tried in order; consecutive anchored strategies
@@ -370,11 +382,12 @@ export function extractAnswer(
   dollars: DollarMode = "auto",
 ): Extracted | null {
   const t = prepareText(text, dollars);
-  for (let k = 0; k < strategies.length; ) {
+  for (let k = 0; k < strategies.length;) {
     const s = strategies[k] as ExtractStrategy;
     if (ANCHORED_STRATEGIES.has(s)) {
       const group = new Set<ExtractStrategy>();
-      while (k < strategies.length && ANCHORED_STRATEGIES.has(strategies[k] as ExtractStrategy)) group.add(strategies[k++] as ExtractStrategy);
+      while (k < strategies.length && ANCHORED_STRATEGIES.has(strategies[k] as ExtractStrategy))
+        group.add(strategies[k++] as ExtractStrategy);
       const ex = anchoredGroup(t, group, pick);
       if (ex) return ex;
       continue;

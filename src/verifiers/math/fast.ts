@@ -21,7 +21,11 @@ export interface Rational {
 
 /** Result of the fast evaluator. */
 export type FastResult =
-  | { kind: "ok"; value: Rational; /** the text was one decimal literal with a fractional part (`3.14`) */ decimal: boolean }
+  | {
+      kind: "ok";
+      value: Rational;
+      /** the text was one decimal literal with a fractional part (`3.14`) */ decimal: boolean;
+    }
   | { kind: "too-big" }
   | { kind: "unsupported" };
 
@@ -168,8 +172,11 @@ class Parser {
     const bits = Math.max(bitLength(b.n), bitLength(b.d));
     // |b|^e has about bits*(e) bits; refuse before computing (power towers).
     const isUnit = (b.n === 1n || b.n === -1n || b.n === 0n) && b.d === 1n;
-    if (!isUnit && (absE > BigInt(this.maxBits) || (bits - 1) * Number(absE) > this.maxBits)) throw new FastError("too-big");
-    let r: Rational = isUnit ? rat(b.n === 0n ? 0n : b.n === 1n || absE % 2n === 0n ? 1n : -1n) : rat(b.n ** absE, b.d ** absE);
+    if (!isUnit && (absE > BigInt(this.maxBits) || (bits - 1) * Number(absE) > this.maxBits))
+      throw new FastError("too-big");
+    let r: Rational = isUnit
+      ? rat(b.n === 0n ? 0n : b.n === 1n || absE % 2n === 0n ? 1n : -1n)
+      : rat(b.n ** absE, b.d ** absE);
     if (e < 0n) {
       if (r.n === 0n) throw new FastError("unsupported");
       r = rat(r.d, r.n);

@@ -5,7 +5,8 @@
  * digit, `$`, `\boxed`, `\frac`, `(` after "or maybe" / "or perhaps" / "or possibly" / "alternatively" / "maybe"
  * on the answer's own line; "maybe I made a mistake" is not a hedge.
  */
-const HEDGE = /^[^\n]{0,40}?(?:\b[Oo]r\s+(?:maybe|perhaps|possibly)\b|\b(?:[Mm]aybe|[Pp]erhaps|[Pp]ossibly|[Aa]lternatively)\b)[\s,:]*(?:(?:also|even|it'?s|it\s+is|it\s+could\s+be|it\s+might\s+be|the\s+answer\s+is)\s*)*-?(?:\$|\\(?:boxed|d?frac|sqrt|text|\$|pi|infty)|\(?-?\d|[A-Z](?=\s*(?:$|[.,;!?)])))/;
+const HEDGE =
+  /^[^\n]{0,40}?(?:\b[Oo]r\s+(?:maybe|perhaps|possibly)\b|\b(?:[Mm]aybe|[Pp]erhaps|[Pp]ossibly|[Aa]lternatively)\b)[\s,:]*(?:(?:also|even|it'?s|it\s+is|it\s+could\s+be|it\s+might\s+be|the\s+answer\s+is)\s*)*-?(?:\$|\\(?:boxed|d?frac|sqrt|text|\$|pi|infty)|\(?-?\d|[A-Z](?=\s*(?:$|[.,;!?)])))/;
 
 /**
  * The alternative a hedge offers after the extracted answer, or undefined when there is none.
@@ -49,5 +50,11 @@ export function echoesPrompt(completion: string, prompt: string): boolean {
 export function promptText(prompt: unknown): string {
   if (typeof prompt === "string") return prompt;
   if (!Array.isArray(prompt)) return "";
-  return prompt.map((m) => (m && typeof m === "object" && typeof (m as { content?: unknown }).content === "string" ? (m as { content: string }).content : "")).join("\n\n");
+  return prompt
+    .map((m) =>
+      m && typeof m === "object" && typeof (m as { content?: unknown }).content === "string"
+        ? (m as { content: string }).content
+        : "",
+    )
+    .join("\n\n");
 }

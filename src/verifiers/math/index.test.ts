@@ -103,7 +103,11 @@ const CASES: [string, string, 1 | 0 | null][] = [
   ["(1,2)", "(2,1)", 0],
   ["\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\pi/2)", 1],
   // matrices
-  ["\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}", "\\begin{bmatrix} -\\frac13 \\\\ \\frac23 \\\\ \\frac53 \\end{bmatrix}", 1],
+  [
+    "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}",
+    "\\begin{bmatrix} -\\frac13 \\\\ \\frac23 \\\\ \\frac53 \\end{bmatrix}",
+    1,
+  ],
   ["\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}", "\\begin{pmatrix} -1 & 0 \\\\ 0 & 1 \\end{pmatrix}", 0],
   ["\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "(1, 2)", 0],
   // roots, pi, powers, e
@@ -205,7 +209,8 @@ describe("verifyMath: answer shapes and traps", () => {
       expect(r.score).toBe(expected);
       expect(r.details?.extracted).toBeDefined();
       // An enumeration (`1, 0`, `\pm 2021`) for a single gold is `multiple_answers`, also a score of 0.
-      if (expected === 0) expect(r.reason).toBeOneOf(/,|\\pm/.test(pred) ? ["wrong_answer", "multiple_answers"] : ["wrong_answer"]);
+      if (expected === 0)
+        expect(r.reason).toBeOneOf(/,|\\pm/.test(pred) ? ["wrong_answer", "multiple_answers"] : ["wrong_answer"]);
     });
   }
 });
@@ -229,7 +234,10 @@ describe("verifyMath: statuses, options, references", () => {
     expect((await verifyMath(box("\\frac12"), [0.5])).score).toBe(1);
     expect(await verifyMath(box("5"), ["3", "4"])).toMatchObject({ score: 0, reason: "wrong_answer" });
     // an undecided alternative may be the right one: undecidable, not 0
-    expect(await verifyMath(box("\\frac{\\pi}{3}"), ["1", "60^\\circ"])).toMatchObject({ score: null, reason: "undecidable" });
+    expect(await verifyMath(box("\\frac{\\pi}{3}"), ["1", "60^\\circ"])).toMatchObject({
+      score: null,
+      reason: "undecidable",
+    });
     expect((await verifyMath("no answer here", ["3", "4"])).reason).toBe("no_answer");
     expect((await verifyMath(box("3"), ["", " "])).reason).toBe("no_reference");
   });
@@ -244,7 +252,12 @@ describe("verifyMath: statuses, options, references", () => {
   });
   it("wrong answers carry the extracted answer and the method", async () => {
     const r = await verifyMath(box("\\frac{5}{16}"), "\\frac{3}{8}");
-    expect(r).toEqual({ score: 0, status: "ok", reason: "wrong_answer", details: { extracted: "\\frac{5}{16}", method: "fast" } });
+    expect(r).toEqual({
+      score: 0,
+      status: "ok",
+      reason: "wrong_answer",
+      details: { extracted: "\\frac{5}{16}", method: "fast" },
+    });
   });
   it("parse errors never compare equal, even to the same text", async () => {
     const r = await verifyMath(box("\\frac{1}{"), "\\frac{1}{");
@@ -311,7 +324,11 @@ describe("verifyMath: statuses, options, references", () => {
   });
   it("the verifier definition builds a verify function", async () => {
     const verify = mathVerifier.create(mathVerifier.options.parse({}));
-    const r = await verify({ completion: box("2"), reference: "2", rollout: { id: "a", group: "g", completion: box("2") } });
+    const r = await verify({
+      completion: box("2"),
+      reference: "2",
+      rollout: { id: "a", group: "g", completion: box("2") },
+    });
     expect(r.score).toBe(1);
     expect(mathVerifier).toMatchObject({ type: "math", isolation: "worker", defaultTimeoutMs: 5000 });
   });

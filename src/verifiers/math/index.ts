@@ -174,7 +174,10 @@ function unitPolicy(gold: Normalized, pred: Normalized, v: Verdict, o: MathOptio
     if (/\\pi(?![a-zA-Z])/.test(other.s)) {
       if (!loneValue(deg.s) || !loneValue(other.s)) return unsure;
       const rad = `\\frac{(${deg.s})\\pi}{180}`;
-      const w = deg === gold ? compareAnswers(rad, pred.s, false, pred.text, settingsOf(o)) : compareAnswers(gold.s, rad, gold.text, false, settingsOf(o));
+      const w =
+        deg === gold
+          ? compareAnswers(rad, pred.s, false, pred.text, settingsOf(o))
+          : compareAnswers(gold.s, rad, gold.text, false, settingsOf(o));
       return w.outcome === false ? v : unsure;
     }
   }
@@ -222,7 +225,12 @@ function distinctBoxes(boxes: string[], o: MathOptions): Normalized[] | "parse_e
 }
 
 /** `multipleBoxed: all | reject` over several distinct boxed answers. */
-function severalBoxes(gold: Normalized, boxes: Normalized[], o: MathOptions, extracted: string): MaybePromise<ComponentResult> {
+function severalBoxes(
+  gold: Normalized,
+  boxes: Normalized[],
+  o: MathOptions,
+  extracted: string,
+): MaybePromise<ComponentResult> {
   const extra = { boxed: boxes.length };
   const last = boxes[boxes.length - 1] as Normalized;
   if (o.multipleBoxed === "reject") {
@@ -231,20 +239,18 @@ function severalBoxes(gold: Normalized, boxes: Normalized[], o: MathOptions, ext
     return then(
       sequence(boxes.slice(1).map((b) => () => verdictOf(first, b, o))),
       (vs): MaybePromise<ComponentResult> => {
-        if (vs.some((v) => v.outcome !== true)) return ok(0, "multiple_answers", { extracted, method: "string", ...extra });
+        if (vs.some((v) => v.outcome !== true))
+          return ok(0, "multiple_answers", { extracted, method: "string", ...extra });
         return then(verdictOf(gold, last, o), (v) => toResult(v, extracted, extra));
       },
     );
   }
-  return then(
-    sequence(boxes.map((b) => () => verdictOf(gold, b, o))),
-    (vs) => {
-      const right = vs.filter((v) => v.outcome === true).length;
-      if (right === vs.length) return toResult(vs[vs.length - 1] as Verdict, extracted, extra);
-      if (right > 0) return ok(0, "multiple_answers", { extracted, method: "string", ...extra });
-      return toResult(vs[vs.length - 1] as Verdict, extracted, extra);
-    },
-  );
+  return then(sequence(boxes.map((b) => () => verdictOf(gold, b, o))), (vs) => {
+    const right = vs.filter((v) => v.outcome === true).length;
+    if (right === vs.length) return toResult(vs[vs.length - 1] as Verdict, extracted, extra);
+    if (right > 0) return ok(0, "multiple_answers", { extracted, method: "string", ...extra });
+    return toResult(vs[vs.length - 1] as Verdict, extracted, extra);
+  });
 }
 
 /**
@@ -287,9 +293,8 @@ export function verifyMath(
     const refs: unknown[] = reference;
     if (refs.length === 0 || !refs.every(isScalarReference)) return invalidReference();
     const alternatives = refs;
-    return then(
-      sequence(alternatives.map((r) => () => verifyOne(completion, r, o, prompt))),
-      (rs) => (rs.length === 1 ? (rs[0] as ComponentResult) : bestOf(rs)),
+    return then(sequence(alternatives.map((r) => () => verifyOne(completion, r, o, prompt))), (rs) =>
+      rs.length === 1 ? (rs[0] as ComponentResult) : bestOf(rs),
     );
   }
   if (!isScalarReference(reference)) return invalidReference();
@@ -308,7 +313,15 @@ function isScalarReference(r: unknown): r is string | number | bigint {
 }
 
 /** Preference among the results of several acceptable references: a match, else the least confident. */
-const RANK: Record<string, number> = { undecidable: 5, timeout: 5, parse_error: 4, wrong_answer: 3, multiple_answers: 3, no_answer: 2, no_reference: 1 };
+const RANK: Record<string, number> = {
+  undecidable: 5,
+  timeout: 5,
+  parse_error: 4,
+  wrong_answer: 3,
+  multiple_answers: 3,
+  no_answer: 2,
+  no_reference: 1,
+};
 
 /**
  * The result over several acceptable references: 1 if any matches (`details.matched` is its index);
@@ -326,7 +339,12 @@ function bestOf(rs: ComponentResult[]): ComponentResult {
   return best;
 }
 
-function verifyOne(completion: string, reference: string | number | bigint, o: MathOptions, prompt?: string): ComponentResult | Promise<ComponentResult> {
+function verifyOne(
+  completion: string,
+  reference: string | number | bigint,
+  o: MathOptions,
+  prompt?: string,
+): ComponentResult | Promise<ComponentResult> {
   const g = goldText(reference);
   if (g === null) return unscorable("no_reference", { extracted: null });
   if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });
@@ -337,7 +355,12 @@ function verifyOne(completion: string, reference: string | number | bigint, o: M
   if (o.answerAfterThink) text = afterThink(completion, o.thinkTag);
   if (text === null) return unscorable("no_answer", { extracted: null, think: "unclosed" });
   const style = ANSWER_STYLES[o.style];
-  const ex = extractAnswer(text, o.extract ?? style.extract, o.multipleBoxed === "first" ? "first" : "last", style.dollars);
+  const ex = extractAnswer(
+    text,
+    o.extract ?? style.extract,
+    o.multipleBoxed === "first" ? "first" : "last",
+    style.dollars,
+  );
   if (ex === null) return unscorable("no_answer", { extracted: null });
   const shown = ex.answer.length > 200 ? `${ex.answer.slice(0, 200)}…` : ex.answer;
   if (ex.answer.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: shown });
@@ -349,7 +372,8 @@ function verifyOne(completion: string, reference: string | number | bigint, o: M
   }
   if (pred.s === "") return unscorable("no_answer", { extracted: ex.answer });
   if (refused(pred, o)) return unscorable("parse_error", { extracted: shown });
-  if (prompt !== undefined && copiedFromPrompt(ex, prompt) && (pred.s !== gold.s || echoesPrompt(text, prompt))) return ok(0, "wrong_answer", { extracted: shown, copiedFromPrompt: true });
+  if (prompt !== undefined && copiedFromPrompt(ex, prompt) && (pred.s !== gold.s || echoesPrompt(text, prompt)))
+    return ok(0, "wrong_answer", { extracted: shown, copiedFromPrompt: true });
   const hedge = hedgeAfter(text, ex.answer);
   if (hedge !== undefined) return ok(0, "multiple_answers", { extracted: shown, hedge });
   if (ex.boxed && ex.boxed.length > 1 && (o.multipleBoxed === "all" || o.multipleBoxed === "reject")) {
@@ -371,7 +395,8 @@ export function clearMathCache(): void {
  */
 export const mathVerifier: VerifierDefinition<MathOptions> = {
   type: "math",
-  summary: "Final-answer math equivalence (answer styles auto|gsm8k|latex|mcq|boxed: boxed, the answer is, A:/Answer:, ####, zh/fr cues; exact rationals, CAS, sampling).",
+  summary:
+    "Final-answer math equivalence (answer styles auto|gsm8k|latex|mcq|boxed: boxed, the answer is, A:/Answer:, ####, zh/fr cues; exact rationals, CAS, sampling).",
   options: MathOptionsSchema,
   isolation: "worker",
   defaultTimeoutMs: 5000,

@@ -31,12 +31,36 @@ export interface Normalized {
 
 /** Dimension of each canonical unit: a false verdict between two units of one dimension is unsure. */
 const UNIT_DIMENSIONS: Record<string, string> = {
-  mm: "length", cm: "length", m: "length", km: "length", in: "length", ft: "length", yd: "length", mi: "length",
-  dollar: "money", cent: "money",
-  s: "time", min: "time", h: "time", day: "time", week: "time", month: "time", year: "time",
-  mg: "mass", g: "mass", kg: "mass", lb: "mass", oz: "mass", ton: "mass",
-  ml: "volume", l: "volume", gal: "volume", qt: "volume", cup: "volume",
-  mph: "speed", kmh: "speed",
+  mm: "length",
+  cm: "length",
+  m: "length",
+  km: "length",
+  in: "length",
+  ft: "length",
+  yd: "length",
+  mi: "length",
+  dollar: "money",
+  cent: "money",
+  s: "time",
+  min: "time",
+  h: "time",
+  day: "time",
+  week: "time",
+  month: "time",
+  year: "time",
+  mg: "mass",
+  g: "mass",
+  kg: "mass",
+  lb: "mass",
+  oz: "mass",
+  ton: "mass",
+  ml: "volume",
+  l: "volume",
+  gal: "volume",
+  qt: "volume",
+  cup: "volume",
+  mph: "speed",
+  kmh: "speed",
 };
 
 const UNIT_SYNONYMS: [RegExp, string][] = [
@@ -94,7 +118,10 @@ const DEG_SIGN = String.raw`(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![a-zA-Z])|\\(
 const DEG_SIGN_RE = new RegExp(DEG_SIGN, "g");
 const HAS_DEG_RE = new RegExp(DEG_SIGN);
 /** A number, a braced group or a variable (`x`, `\\theta`) of degrees in a trigonometric expression. */
-const TRIG_DEG_RE = new RegExp(String.raw`(\d+(?:\.\d+)?|\{[^{}]*\}|\\(?!circ)[a-zA-Z]+|(?<![\\a-zA-Z])[a-zA-Z])\s*${DEG_SIGN}`, "g");
+const TRIG_DEG_RE = new RegExp(
+  String.raw`(\d+(?:\.\d+)?|\{[^{}]*\}|\\(?!circ)[a-zA-Z]+|(?<![\\a-zA-Z])[a-zA-Z])\s*${DEG_SIGN}`,
+  "g",
+);
 /** A degree sign before a comma (a list of angles). */
 const DEG_LIST_RE = new RegExp(String.raw`${DEG_SIGN}\s*,\s*`, "g");
 /** A degree word: `\text{ degrees}` anywhere, or `degrees` ending the answer after a value. */
@@ -207,7 +234,10 @@ export function normalizeAnswer(input: string): Normalized {
   if (!s.includes("\\begin")) s = s.replace(/(?<!\\)\\\\(?=[a-zA-Z])/g, "\\");
   const dollar = /\\\$/.test(s);
   // Math delimiters anywhere (answers are short; `$` is also the dollar sign, dropped either way).
-  s = s.replace(/\\[()[\]]/g, " ").replace(/\\\$/g, " ").replace(/\$/g, " ")
+  s = s
+    .replace(/\\[()[\]]/g, " ")
+    .replace(/\\\$/g, " ")
+    .replace(/\$/g, " ");
   s = s.replace(/\s+/g, " ").trim(); // runs of blanks left by the delimiters collapse (no backtracking over them later)
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg)(?![a-zA-Z])\s*\.?/g, "");
   s = s.replace(/\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g, " ");
@@ -219,19 +249,28 @@ export function normalizeAnswer(input: string): Normalized {
   s = plainTextMath(s);
   // ASCII and named relations: != >= <= \lt \gt \ne.
   s = s.replace(/!=/g, "\\neq ").replace(/>=/g, "\\geq ").replace(/<=/g, "\\leq ");
-  s = s.replace(/\\lt(?![a-zA-Z])/g, "<").replace(/\\gt(?![a-zA-Z])/g, ">").replace(/\\ne(?![a-zA-Z])/g, "\\neq");
+  s = s
+    .replace(/\\lt(?![a-zA-Z])/g, "<")
+    .replace(/\\gt(?![a-zA-Z])/g, ">")
+    .replace(/\\ne(?![a-zA-Z])/g, "\\neq");
   s = s.replace(/\\(?:le|leqslant)(?![a-zA-Z])/g, "\\leq").replace(/\\(?:ge|geqslant)(?![a-zA-Z])/g, "\\geq");
   s = s.replace(/\\(?:infinity|infin)(?![a-zA-Z])/g, "\\infty");
   // Definitions are statements of a value: `x \coloneqq 3`, `x := 3`, `x \coloneq 3`, `x ≔ 3` read as `x = 3`
   // (never as an assignment inside the CAS).
-  s = s.replace(/\\(?:coloneqq|coloneq|Coloneqq|Coloneq|vcentcolon\s*=|mathrel\s*\{\s*:\s*=\s*\}|eqqcolon|eqcolon)(?![a-zA-Z])|:=|\u2254/g, "=");
+  s = s.replace(
+    /\\(?:coloneqq|coloneq|Coloneqq|Coloneq|vcentcolon\s*=|mathrel\s*\{\s*:\s*=\s*\}|eqqcolon|eqcolon)(?![a-zA-Z])|:=|\u2254/g,
+    "=",
+  );
   // Thousands separators that LaTeX users write explicitly: 1{,}000, 1,\!000, 1\,000.
   s = s.replace(/(\d)\{,\}(?=\d{3}(?!\d))/g, "$1");
   s = s.replace(/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, "$1");
   s = s.replace(/(\d)\\[,!]\s*(?=\d{3}(?!\d))/g, "$1");
   s = s.replace(/\{,\}/g, ",");
   // Spacing commands.
-  s = s.replace(/(?<!\\)\\[!,;:> ]/g, " ").replace(/\\q?quad(?![a-zA-Z])/g, " ").replace(/~/g, " ");
+  s = s
+    .replace(/(?<!\\)\\[!,;:> ]/g, " ")
+    .replace(/\\q?quad(?![a-zA-Z])/g, " ")
+    .replace(/~/g, " ");
   // Degrees (radians inside trigonometric functions; elsewhere dropped and remembered).
   const d = degrees(s);
   s = d.s;
@@ -286,14 +325,19 @@ export function normalizeAnswer(input: string): Normalized {
   if (/^\{[^{}]*,[^{}]*\}$/.test(s.trim())) s = `\\{${s.trim().slice(1, -1)}\\}`;
   // Mixed number written with a slash: `4 4/9` = 40/9 (a proper fraction only: `11 7/6` is not one).
   const mixed = /^([+-]?)(\d+) (\d+)\/(\d+)\s*(%?)$/.exec(s.trim());
-  if (mixed && Number(mixed[3]) < Number(mixed[4])) s = `${mixed[1] === "-" ? "-" : ""}${mixed[2]}\\frac{${mixed[3]}}{${mixed[4]}}${mixed[5]}`;
+  if (mixed && Number(mixed[3]) < Number(mixed[4]))
+    s = `${mixed[1] === "-" ? "-" : ""}${mixed[2]}\\frac{${mixed[3]}}{${mixed[4]}}${mixed[5]}`;
   // A leading "x \in" (solution set membership).
   s = s.replace(/^\s*[a-zA-Z]\s*\\in(?![a-zA-Z])/, "");
   s = s.trim();
   if (!text) {
     const u = TRAILING_UNIT_RE.exec(s);
     // Not after an expression in variables: `16 m^{2}` ending `n^2 - 8mn + 16 m^{2}` is a variable.
-    if (u && u[1] !== undefined && !/[a-zA-Z]/.test(u[1].replace(/^\s*[a-zA-Z]\w*\s*=/, "").replace(/\\[a-zA-Z]+/g, ""))) {
+    if (
+      u &&
+      u[1] !== undefined &&
+      !/[a-zA-Z]/.test(u[1].replace(/^\s*[a-zA-Z]\w*\s*=/, "").replace(/\\[a-zA-Z]+/g, ""))
+    ) {
       unit ??= canonicalUnit(s.slice(u[1].length));
       s = u[1];
     }

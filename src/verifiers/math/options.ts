@@ -38,7 +38,10 @@ export const MathOptionsSchema = z.strictObject({
   extract: z.array(z.enum(ALL_EXTRACT_STRATEGIES)).min(1).optional(),
   multipleBoxed: z.enum(["last", "first", "all", "reject"]).default("last"),
   answerAfterThink: z.boolean().default(true),
-  thinkTag: z.string().regex(/^[A-Za-z][\w-]*$/).default("think"),
+  thinkTag: z
+    .string()
+    .regex(/^[A-Za-z][\w-]*$/)
+    .default("think"),
   maxAnswerChars: z.number().int().min(16).max(1_000_000).default(12_000),
   percent: z.enum(["equal-fraction", "strict"]).default("equal-fraction"),
   relTol: z.number().min(0).max(0.1).default(1e-3),

@@ -35,7 +35,14 @@ export function plainTextMath(s: string): string {
     if (close < 0) break;
     const inner = t.slice(open + 1, close);
     const name = m[1];
-    const rep = name === "sqrt" ? `\\sqrt{${inner}}` : name === "cbrt" ? `\\sqrt[3]{${inner}}` : name === "exp" ? `e^{${inner}}` : `|${inner}|`;
+    const rep =
+      name === "sqrt"
+        ? `\\sqrt{${inner}}`
+        : name === "cbrt"
+          ? `\\sqrt[3]{${inner}}`
+          : name === "exp"
+            ? `e^{${inner}}`
+            : `|${inner}|`;
     t = t.slice(0, m.index) + rep + t.slice(close + 1);
   }
   t = t.replace(/(?<![\\a-zA-Z])sqrt\s*(\d+)/g, "\\sqrt{$1}");

@@ -5,12 +5,9 @@ import { verifyMath } from "./index.js";
 
 describe("extraction policy", () => {
   it("allBoxed lists every balanced box once, outer boxes only, in linear time", () => {
-    expect(allBoxed("\\boxed{1} x \\boxed{\\frac{1}{2}} \\boxed{} \\boxed{\\boxed{5}} \\boxed 7").map((b) => b.inner)).toEqual([
-      "1",
-      "\\frac{1}{2}",
-      "\\boxed{5}",
-      "7",
-    ]);
+    expect(
+      allBoxed("\\boxed{1} x \\boxed{\\frac{1}{2}} \\boxed{} \\boxed{\\boxed{5}} \\boxed 7").map((b) => b.inner),
+    ).toEqual(["1", "\\frac{1}{2}", "\\boxed{5}", "7"]);
     const evil = "\\boxed{".repeat(100_000);
     const t0 = performance.now();
     expect(allBoxed(evil)).toEqual([]);
@@ -31,21 +28,43 @@ describe("extraction policy", () => {
     const t = "Intermediate \\boxed{3}; final \\boxed{4}.";
     expect((await verifyMath(t, "4")).score).toBe(1);
     expect((await verifyMath(t, "4", { multipleBoxed: "first" })).score).toBe(0);
-    expect(await verifyMath(t, "4", { multipleBoxed: "all" })).toMatchObject({ score: 0, status: "ok", reason: "multiple_answers" });
-    expect(await verifyMath(t, "4", { multipleBoxed: "reject" })).toMatchObject({ score: 0, status: "ok", reason: "multiple_answers" });
+    expect(await verifyMath(t, "4", { multipleBoxed: "all" })).toMatchObject({
+      score: 0,
+      status: "ok",
+      reason: "multiple_answers",
+    });
+    expect(await verifyMath(t, "4", { multipleBoxed: "reject" })).toMatchObject({
+      score: 0,
+      status: "ok",
+      reason: "multiple_answers",
+    });
     // The same value boxed twice (or written two ways) is one answer.
     const same = "So \\boxed{\\frac12}, i.e. \\boxed{0.5}.";
     expect((await verifyMath(same, "1/2", { multipleBoxed: "reject" })).score).toBe(1);
     expect((await verifyMath(same, "1/2", { multipleBoxed: "all" })).score).toBe(1);
-    expect(await verifyMath("\\boxed{5} \\boxed{6}", "4", { multipleBoxed: "reject" })).toMatchObject({ reason: "multiple_answers" });
-    expect(await verifyMath("\\boxed{5} \\boxed{6}", "4", { multipleBoxed: "all" })).toMatchObject({ reason: "wrong_answer" });
+    expect(await verifyMath("\\boxed{5} \\boxed{6}", "4", { multipleBoxed: "reject" })).toMatchObject({
+      reason: "multiple_answers",
+    });
+    expect(await verifyMath("\\boxed{5} \\boxed{6}", "4", { multipleBoxed: "all" })).toMatchObject({
+      reason: "wrong_answer",
+    });
   });
 
   it("an enumeration never matches a single gold: score 0, status ok, multiple_answers", async () => {
-    for (const pred of ["\\boxed{1, 2, 3}", "The answer is 1, 2, or 3.", "\\boxed{x=1, x=2}", "\\boxed{\\{1,2,3\\}}", "\\boxed{\\pm 2}", "\\boxed{2 \\text{ or } 3}"]) {
+    for (const pred of [
+      "\\boxed{1, 2, 3}",
+      "The answer is 1, 2, or 3.",
+      "\\boxed{x=1, x=2}",
+      "\\boxed{\\{1,2,3\\}}",
+      "\\boxed{\\pm 2}",
+      "\\boxed{2 \\text{ or } 3}",
+    ]) {
       expect(await verifyMath(pred, "2"), pred).toMatchObject({ score: 0, status: "ok", reason: "multiple_answers" });
     }
-    expect(await verifyMath("\\boxed{\\text{Monday or Tuesday}}", "\\text{Monday}")).toMatchObject({ score: 0, reason: "multiple_answers" });
+    expect(await verifyMath("\\boxed{\\text{Monday or Tuesday}}", "\\text{Monday}")).toMatchObject({
+      score: 0,
+      reason: "multiple_answers",
+    });
     expect(await verifyMath("\\boxed{(B), (C)}", "(B)")).toMatchObject({ score: 0, reason: "multiple_answers" });
     // A list gold still takes a list.
     expect((await verifyMath("\\boxed{3, 1, 2}", "1, 2, 3")).score).toBe(1);
@@ -64,13 +83,26 @@ describe("extraction policy", () => {
     const inside = "<think>so \\boxed{4}</think>I am not sure.";
     expect((await verifyMath(inside, "4", { answerAfterThink: false })).score).toBe(1); // false: anywhere
     expect(await verifyMath(inside, "4")).toMatchObject({ score: null, reason: "no_answer" }); // default true
-    expect(await verifyMath(inside, "4", { answerAfterThink: true })).toMatchObject({ score: null, reason: "no_answer" });
+    expect(await verifyMath(inside, "4", { answerAfterThink: true })).toMatchObject({
+      score: null,
+      reason: "no_answer",
+    });
     // the trial's case: a boxed guess inside <think> no longer beats the unboxed final answer
     expect((await verifyMath("<think>maybe \\boxed{5}? no.</think>\n**7**", "7")).score).toBe(1);
-    expect((await verifyMath("<think>maybe \\boxed{5}? no.</think>\n**7**", "7", { answerAfterThink: false })).score).toBe(0);
-    expect((await verifyMath("<think>maybe \\boxed{3}</think> The answer is \\boxed{4}.", "4", { answerAfterThink: true })).score).toBe(1);
-    expect(await verifyMath("<think>\\boxed{4}", "4", { answerAfterThink: true })).toMatchObject({ reason: "no_answer" });
-    expect((await verifyMath("<reason>\\boxed{3}</reason>\\boxed{4}", "4", { answerAfterThink: true, thinkTag: "reason" })).score).toBe(1);
+    expect(
+      (await verifyMath("<think>maybe \\boxed{5}? no.</think>\n**7**", "7", { answerAfterThink: false })).score,
+    ).toBe(0);
+    expect(
+      (await verifyMath("<think>maybe \\boxed{3}</think> The answer is \\boxed{4}.", "4", { answerAfterThink: true }))
+        .score,
+    ).toBe(1);
+    expect(await verifyMath("<think>\\boxed{4}", "4", { answerAfterThink: true })).toMatchObject({
+      reason: "no_answer",
+    });
+    expect(
+      (await verifyMath("<reason>\\boxed{3}</reason>\\boxed{4}", "4", { answerAfterThink: true, thinkTag: "reason" }))
+        .score,
+    ).toBe(1);
   });
 });
 

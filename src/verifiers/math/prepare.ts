@@ -24,7 +24,8 @@ const MARKUP_RE = /<(?:\|[^|<>\n]{1,40}\|>|answer>[ \t]{0,8}\n?|\/?(?:[A-Za-z][A
  */
 export function prepareText(text: string, dollars: DollarMode = "auto"): string {
   let t = text;
-  if (t.includes("<")) t = t.replace(MARKUP_RE, (m: string) => (m.length > 7 && /^<answer>/i.test(m) ? "\nAnswer: " : "\n"));
+  if (t.includes("<"))
+    t = t.replace(MARKUP_RE, (m: string) => (m.length > 7 && /^<answer>/i.test(m) ? "\nAnswer: " : "\n"));
   if (dollars === "math" || !t.includes("$")) return t;
   return maskCurrency(t, dollars === "money");
 }
@@ -96,7 +97,7 @@ export function maskCurrency(text: string, allMoney = false): string {
   if (dollars.length === 0) return text;
   const blank: number[] = [];
   let lineEnd = -1;
-  for (let k = 0; k < dollars.length; ) {
+  for (let k = 0; k < dollars.length;) {
     const p = dollars[k] as number;
     if (allMoney) {
       blank.push(p);
@@ -109,7 +110,8 @@ export function maskCurrency(text: string, allMoney = false): string {
     }
     const q = dollars[k + 1];
     // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted; one line only
-    const closes = q !== undefined && q < lineEnd && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
+    const closes =
+      q !== undefined && q < lineEnd && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
     // …and math does not end with a binary operator: `$28+$4`, `$1800/12=$150` are amounts
     if (closes && q !== undefined && !proseBetween(text, p + 1, q) && !endsWithOperator(text, p + 1, q)) {
       k += 2; // a math span

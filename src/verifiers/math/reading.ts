@@ -19,21 +19,73 @@ interface Token {
 
 /** Words that are math: functions and constants written in plain text (`pi/2`, `sqrt(2)`, `exp(16)-1`). */
 const MATH_WORDS = new Set([
-  "pi", "sqrt", "exp", "ln", "log", "lg", "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan",
-  "sinh", "cosh", "tanh", "inf", "infty", "infinity", "mod", "abs", "max", "min", "gcd", "lcm", "cbrt", "frac",
+  "pi",
+  "sqrt",
+  "exp",
+  "ln",
+  "log",
+  "lg",
+  "sin",
+  "cos",
+  "tan",
+  "cot",
+  "sec",
+  "csc",
+  "arcsin",
+  "arccos",
+  "arctan",
+  "sinh",
+  "cosh",
+  "tanh",
+  "inf",
+  "infty",
+  "infinity",
+  "mod",
+  "abs",
+  "max",
+  "min",
+  "gcd",
+  "lcm",
+  "cbrt",
+  "frac",
 ]);
 /** Words that join two answers into an enumeration. */
 const CONJ_WORDS = new Set(["or", "and", "et", "ou", "y", "o", "und", "oder", "e", "или", "и"]);
 const CJK_CONJ = new Set(["或", "和", "及", "与", "或者"]);
 /** Words after an anchor that say nothing about the answer (`the answer is correct`). */
 const EMPTY_WORDS = new Set([
-  "correct", "right", "wrong", "incorrect", "above", "below", "follows", "as", "this", "that", "clear", "obvious",
-  "simple", "straightforward", "not", "unknown", "given", "shown", "boxed", "the", "in", "at", "from", "then", "still",
+  "correct",
+  "right",
+  "wrong",
+  "incorrect",
+  "above",
+  "below",
+  "follows",
+  "as",
+  "this",
+  "that",
+  "clear",
+  "obvious",
+  "simple",
+  "straightforward",
+  "not",
+  "unknown",
+  "given",
+  "shown",
+  "boxed",
+  "the",
+  "in",
+  "at",
+  "from",
+  "then",
+  "still",
 ]);
 
 const LATIN_RE = /[A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/;
 const CJK_RE = /[\u3040-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF]/;
-const OPERATOR_CHARS = new Set("+-*/^=<>()[]{}|!_':%&\u2212\u00d7\u00f7\u00b7\u2264\u2265\u2260\u00b1\u221a\u03c0\u221e\u00b0\u2248");
+const OPERATOR_CHARS = new Set(
+  "+-*/^=<>()[]{}|!_':%&\u2212\u00d7\u00f7\u00b7\u2264\u2265\u2260\u00b1\u221a\u03c0\u221e\u00b0\u2248",
+);
 const IGNORED = new Set('"\u201c\u201d\u00ab\u00bb`');
 
 /**
@@ -139,7 +191,11 @@ function tokenize(s: string, from: number, to: number): Token[] {
     if (LATIN_RE.test(c)) {
       let j = i + 1;
       // letters, and an apostrophe inside a word (`it's`, `farmer’s`)
-      while (j < to && (LATIN_RE.test(s[j] as string) || ((s[j] === "'" || s[j] === "\u2019") && LATIN_RE.test(s[j + 1] ?? "")))) j++;
+      while (
+        j < to &&
+        (LATIN_RE.test(s[j] as string) || ((s[j] === "'" || s[j] === "\u2019") && LATIN_RE.test(s[j + 1] ?? "")))
+      )
+        j++;
       const w = s.slice(i, j);
       const lw = w.toLowerCase();
       let kind: Kind;
@@ -266,7 +322,12 @@ export function answerFrom(s: string, from: number, to: number, strict = false):
     const r = runs(toks.slice(toks.indexOf(first)), false)[0];
     if (!r) return null;
     // `x` between numbers is a times sign (`4/20 x 100`); after the last number it multiplies nothing
-    const a = trimRun(s.slice(r.start, r.end).replace(/(\d)\s+x\s+(?=\d)/g, "$1*").replace(/(\d)\s+x$/, "$1"));
+    const a = trimRun(
+      s
+        .slice(r.start, r.end)
+        .replace(/(\d)\s+x\s+(?=\d)/g, "$1*")
+        .replace(/(\d)\s+x$/, "$1"),
+    );
     return a === "" ? null : a;
   }
   if (strict) return null;
@@ -295,7 +356,14 @@ export function isProse(s: string): boolean {
   for (const [k, t] of toks.entries()) {
     // a label (`Soucis : 2,74`, `Total: 5`): a word of two letters or more before a colon
     const next = toks[k + 1];
-    if (t.kind === "word" && t.end - t.start >= 2 && next && s[next.start] === ":" && !CJK_RE.test(s[t.start] as string)) return true;
+    if (
+      t.kind === "word" &&
+      t.end - t.start >= 2 &&
+      next &&
+      s[next.start] === ":" &&
+      !CJK_RE.test(s[t.start] as string)
+    )
+      return true;
     if (t.kind === "word") {
       if (CJK_RE.test(s[t.start] as string) && t.end - t.start >= 2) return true;
       if (prev === "word" && t.end - t.start >= 2) return true;

@@ -24,7 +24,13 @@ export function assignmentTuples(s: string): string {
   if (k < 2 || names.length % k !== 0 || new Set(names.slice(0, k)).size !== k) return s;
   for (let i = k; i < names.length; i++) if (names[i] !== names[i % k]) return s;
   const tuples: string[] = [];
-  for (let i = 0; i < items.length; i += k) tuples.push(`(${items.slice(i, i + k).map((m) => (m as RegExpExecArray)[2] ?? "").join(",")})`);
+  for (let i = 0; i < items.length; i += k)
+    tuples.push(
+      `(${items
+        .slice(i, i + k)
+        .map((m) => (m as RegExpExecArray)[2] ?? "")
+        .join(",")})`,
+    );
   return tuples.join(",");
 }
 
@@ -44,7 +50,8 @@ export function absoluteInequality(s: string): string {
     const [, a = "", o1 = "", , o2 = "", b = ""] = two;
     const [lo, hi] = [o1 === "<" ? "(" : "[", o2 === "<" ? ")" : "]"];
     const flip = (c: string) => (c === "(" ? ")" : c === "[" ? "]" : c === ")" ? "(" : "[");
-    if (/^0(?:\.0+)?$/.test(a)) return o1 === "<" ? `${flip(hi)}-${b},0)\\cup(0,${b}${hi}` : `${flip(hi)}-${b},${b}${hi}`;
+    if (/^0(?:\.0+)?$/.test(a))
+      return o1 === "<" ? `${flip(hi)}-${b},0)\\cup(0,${b}${hi}` : `${flip(hi)}-${b},${b}${hi}`;
     return `${flip(hi)}-${b},-${a}${flip(lo)}\\cup${lo}${a},${b}${hi}`;
   }
   const one = ABS_ONE_RE.exec(s);
@@ -76,7 +83,8 @@ export function matrixArithmetic(s: string): string {
   if (s.length > 4000 || s.indexOf("\\begin{") === s.lastIndexOf("\\begin{")) return s;
   const mats: { rows: string[][]; start: number; end: number; env: string }[] = [];
   ENV_RE.lastIndex = 0;
-  for (let m = ENV_RE.exec(s); m !== null; m = ENV_RE.exec(s)) mats.push({ rows: rowsOf(m[2] ?? ""), start: m.index, end: m.index + m[0].length, env: m[1] ?? "pmatrix" });
+  for (let m = ENV_RE.exec(s); m !== null; m = ENV_RE.exec(s))
+    mats.push({ rows: rowsOf(m[2] ?? ""), start: m.index, end: m.index + m[0].length, env: m[1] ?? "pmatrix" });
   if (mats.length < 2 || (mats[0]?.start ?? 1) !== 0 || mats[mats.length - 1]?.end !== s.length) return s;
   const ops: string[] = [];
   for (let k = 1; k < mats.length; k++) {
@@ -97,14 +105,18 @@ export function matrixArithmetic(s: string): string {
       const a = last.rows;
       const inner = (a[0] as string[]).length;
       if (inner !== b.length) return s;
-      last.rows = a.map((row) => (b[0] as string[]).map((_, j) => row.map((x, i) => `(${x})\\cdot(${(b[i] as string[])[j] ?? ""})`).join("+")));
+      last.rows = a.map((row) =>
+        (b[0] as string[]).map((_, j) => row.map((x, i) => `(${x})\\cdot(${(b[i] as string[])[j] ?? ""})`).join("+")),
+      );
     } else terms.push({ rows: b, sign: op });
   }
   const first = terms[0] as { rows: string[][] };
   const h = first.rows.length;
   const w = (first.rows[0] as string[]).length;
   if (!terms.every((t) => t.rows.length === h && (t.rows[0] as string[]).length === w)) return s;
-  const out = first.rows.map((row, i) => row.map((_, j) => terms.map((t, k) => `${k === 0 ? "" : t.sign}(${(t.rows[i] as string[])[j] ?? ""})`).join("")));
+  const out = first.rows.map((row, i) =>
+    row.map((_, j) => terms.map((t, k) => `${k === 0 ? "" : t.sign}(${(t.rows[i] as string[])[j] ?? ""})`).join("")),
+  );
   const env = (mats[0] as { env: string }).env;
   return `\\begin{${env}}${out.map((r) => r.join("&")).join("\\\\")}\\end{${env}}`;
 }

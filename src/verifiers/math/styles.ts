@@ -22,22 +22,26 @@ export const ANSWER_STYLES = {
   auto: {
     extract: EXTRACT_STRATEGIES,
     dollars: "auto",
-    summary: "every anchor (boxed, the answer is, Answer:/A:, ####, non-English cues), else a bare answer, the last math span, the last number",
+    summary:
+      "every anchor (boxed, the answer is, Answer:/A:, ####, non-English cues), else a bare answer, the last math span, the last number",
   },
   gsm8k: {
     extract: ["gsm8k", "answer-line", "final-answer", "boxed", "last-number"],
     dollars: "money",
-    summary: "GSM8K solutions: `#### n`, `A: n`, `The answer is n` (last stated wins), else the last number; `$` is always money",
+    summary:
+      "GSM8K solutions: `#### n`, `A: n`, `The answer is n` (last stated wins), else the last number; `$` is always money",
   },
   latex: {
     extract: ["boxed", "final-answer", "whole", "last-math"],
     dollars: "math",
-    summary: "LaTeX solutions (MATH, Minerva): boxed or `The final answer is $…$`, else a bare answer or the last math span; `$` is always math",
+    summary:
+      "LaTeX solutions (MATH, Minerva): boxed or `The final answer is $…$`, else a bare answer or the last math span; `$` is always math",
   },
   mcq: {
     extract: ["boxed", "final-answer", "answer-line", "whole"],
     dollars: "auto",
-    summary: "multiple choice: the letter after an anchor (`the correct answer is C`, `Answer: D.`, `【答案】B`, `故选 A`) or a bare letter",
+    summary:
+      "multiple choice: the letter after an anchor (`the correct answer is C`, `Answer: D.`, `【答案】B`, `故选 A`) or a bare letter",
   },
   boxed: {
     extract: ["boxed"],

@@ -25,7 +25,9 @@ export const SIMILARITY_METRICS: Readonly<Record<string, string>> = {
 };
 
 /** The verifiers behind the similarity metrics, imported directly (the registry imports this module). */
-const SIMILARITY: ReadonlyMap<string, VerifierDefinition> = new Map([fuzzyVerifier, bleuVerifier, ...rougeVerifiers].map((d): [string, VerifierDefinition] => [d.type, d]));
+const SIMILARITY: ReadonlyMap<string, VerifierDefinition> = new Map(
+  [fuzzyVerifier, bleuVerifier, ...rougeVerifiers].map((d): [string, VerifierDefinition] => [d.type, d]),
+);
 
 /** The verifier of a similarity metric's rewardkit type (`fuzzy`, `bleu`, `rouge-l` …); `undefined` when there is none. */
 export function similarityVerifier(type: string): VerifierDefinition | undefined {
@@ -97,7 +99,10 @@ export const openaiGraderVerifier: VerifierDefinition<OpenAIGraderOptions> = {
         ? Promise.resolve().then(() => {
             const type = SIMILARITY_METRICS[g.evaluation_metric]!;
             const def = similarityVerifier(type);
-            if (!def) throw new Error(`text_similarity ${g.evaluation_metric} needs the ${type} verifier, which this build lacks`);
+            if (!def)
+              throw new Error(
+                `text_similarity ${g.evaluation_metric} needs the ${type} verifier, which this build lacks`,
+              );
             return def.create(def.options.parse({}));
           })
         : undefined;
@@ -105,11 +110,14 @@ export const openaiGraderVerifier: VerifierDefinition<OpenAIGraderOptions> = {
       const json = {};
       const ctx = { item: rollout, outputText: completion };
       const input = render(g.input, ctx, json);
-      if ("missing" in input) return unscorable(input.missing === "item" ? "no_reference" : "invalid_json", { side: "input" });
+      if ("missing" in input)
+        return unscorable(input.missing === "item" ? "no_reference" : "invalid_json", { side: "input" });
       const reference = render(g.reference, ctx, json);
-      if ("missing" in reference) return unscorable(reference.missing === "item" ? "no_reference" : "invalid_json", { side: "reference" });
+      if ("missing" in reference)
+        return unscorable(reference.missing === "item" ? "no_reference" : "invalid_json", { side: "reference" });
       if (g.type === "string_check") {
-        if (reference.text === "" && (g.operation === "like" || g.operation === "ilike")) return unscorable("no_reference", { problem: "empty reference: every text contains it" });
+        if (reference.text === "" && (g.operation === "like" || g.operation === "ilike"))
+          return unscorable("no_reference", { problem: "empty reference: every text contains it" });
         const s = checkString(input.text, reference.text, g.operation);
         return s === 1 ? ok(1) : ok(0, "no_match");
       }

@@ -52,7 +52,11 @@ function text(v: unknown): string {
  * `missing: "invalid_json"`.
  * Example: render("{{item.a.b}}!", {item: {a: {b: 3}}, outputText: ""}) → {text: "3!"}.
  */
-export function render(template: string, ctx: TemplateContext, json?: { value?: unknown; parsed?: boolean; ok?: boolean }): RenderResult {
+export function render(
+  template: string,
+  ctx: TemplateContext,
+  json?: { value?: unknown; parsed?: boolean; ok?: boolean },
+): RenderResult {
   let failure: RenderResult | undefined;
   const out = template.replace(TAG, (_m, ref: string) => {
     if (ref === "sample.output_text") return ctx.outputText;

@@ -42,7 +42,10 @@ describe("process: padding with perfectly-scored steps gains nothing under the b
     const s = [1, ...honest];
     expect((await score({ aggregate: "clip-delta" }, { steps: steps(s), step_scores: s })).score).toBe(0);
     // clip is not fooled: the honest steps' penalties stay
-    expect((await score({ aggregate: "clip" }, { steps: steps(s), step_scores: s })).score).toBeCloseTo(-0.1 - 0.6 - 0.2, 12);
+    expect((await score({ aggregate: "clip" }, { steps: steps(s), step_scores: s })).score).toBeCloseTo(
+      -0.1 - 0.6 - 0.2,
+      12,
+    );
   });
   it("sum, mean and last ARE hackable by padding (documented; use them with weight 0 or under gated/clip-delta)", async () => {
     for (const aggregate of ["sum", "mean", "last"]) {
@@ -62,7 +65,10 @@ describe("process: other attacks", () => {
   });
   it("an empty or blank completion, or one with only separators, is unscorable, not a score", async () => {
     for (const completion of ["", "   ", "\n\n\n\n", "<step></step><step> </step>"]) {
-      const r = await score({ split: completion.includes("<") ? "tag" : "blank-line", stepVerifier: { type: "contains", value: "x" } }, { completion });
+      const r = await score(
+        { split: completion.includes("<") ? "tag" : "blank-line", stepVerifier: { type: "contains", value: "x" } },
+        { completion },
+      );
       expect(r.score).toBeNull();
       expect(["no_completion", "invalid_steps"]).toContain(r.reason);
     }
@@ -74,15 +80,35 @@ describe("process: other attacks", () => {
   });
   it("a per-step verifier that crashes makes the component unscorable with worker_error, never a 0 or 1", async () => {
     const boom = createProcessVerifier((type) =>
-      type === "boom" ? ({ ...getVerifier("contains")!, type: "boom", options: getVerifier("contains")!.options, create: () => () => { throw new Error("boom"); } }) : getVerifier(type),
+      type === "boom"
+        ? {
+            ...getVerifier("contains")!,
+            type: "boom",
+            options: getVerifier("contains")!.options,
+            create: () => () => {
+              throw new Error("boom");
+            },
+          }
+        : getVerifier(type),
     );
     const fn = boom.create(boom.options.parse({ stepVerifier: { type: "boom", value: "x" } }));
-    const r = await fn({ completion: "a\n\nb", reference: undefined, rollout: { id: "r", group: "g", completion: "a\n\nb" } });
-    expect(r).toMatchObject({ score: null, reason: "worker_error", details: { step_reasons: ["worker_error", "worker_error"] } });
+    const r = await fn({
+      completion: "a\n\nb",
+      reference: undefined,
+      rollout: { id: "r", group: "g", completion: "a\n\nb" },
+    });
+    expect(r).toMatchObject({
+      score: null,
+      reason: "worker_error",
+      details: { step_reasons: ["worker_error", "worker_error"] },
+    });
   });
   it("fake step markers in marker mode only add steps, which the bounded aggregations do not pay", async () => {
     const completion = "Step 1: 2 + 2 = 4\nStep 2: so 4\nStep 3:\nStep 4:\nStep 5: fine";
-    const r = await score({ split: "marker", aggregate: "min", stepVerifier: { type: "contains", value: "4" } }, { completion });
+    const r = await score(
+      { split: "marker", aggregate: "min", stepVerifier: { type: "contains", value: "4" } },
+      { completion },
+    );
     // five steps, the last three without a "4": min = 0
     expect(r.details).toMatchObject({ steps: 5 });
     expect(r.score).toBe(0);

@@ -55,11 +55,32 @@ const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
 /** The aggregations by name. Scores are those of the scorable steps, in order. */
 export const STEP_AGGREGATIONS: Record<string, StepAggregation> = {
-  min: { name: "min", summary: "min_k r_k: a solution is as good as its worst step (PRM800K / Lightman et al. 2023 ORM-from-PRM)", aggregate: (r) => ({ score: Math.min(...r), stepRewards: [...r] }) },
-  product: { name: "product", summary: "Π_k r_k: the probability that every step is right, when r_k are independent step-correctness probabilities", aggregate: (r) => ({ score: r.reduce((a, b) => a * b, 1), stepRewards: [...r] }) },
-  last: { name: "last", summary: "r_K: the last step's score (Math-Shepherd, Wang et al. 2024, use the last/min)", aggregate: (r) => ({ score: r[r.length - 1]!, stepRewards: [...r] }) },
-  mean: { name: "mean", summary: "(1/K) Σ_k r_k", aggregate: (r) => ({ score: sum(r) / r.length, stepRewards: [...r] }) },
-  sum: { name: "sum", summary: "Σ_k r_k — unbounded in K: a policy gains by adding steps (Gao et al. 2024, §3); prefer clip-delta", aggregate: (r) => ({ score: sum(r), stepRewards: [...r] }) },
+  min: {
+    name: "min",
+    summary: "min_k r_k: a solution is as good as its worst step (PRM800K / Lightman et al. 2023 ORM-from-PRM)",
+    aggregate: (r) => ({ score: Math.min(...r), stepRewards: [...r] }),
+  },
+  product: {
+    name: "product",
+    summary:
+      "Π_k r_k: the probability that every step is right, when r_k are independent step-correctness probabilities",
+    aggregate: (r) => ({ score: r.reduce((a, b) => a * b, 1), stepRewards: [...r] }),
+  },
+  last: {
+    name: "last",
+    summary: "r_K: the last step's score (Math-Shepherd, Wang et al. 2024, use the last/min)",
+    aggregate: (r) => ({ score: r[r.length - 1]!, stepRewards: [...r] }),
+  },
+  mean: {
+    name: "mean",
+    summary: "(1/K) Σ_k r_k",
+    aggregate: (r) => ({ score: sum(r) / r.length, stepRewards: [...r] }),
+  },
+  sum: {
+    name: "sum",
+    summary: "Σ_k r_k — unbounded in K: a policy gains by adding steps (Gao et al. 2024, §3); prefer clip-delta",
+    aggregate: (r) => ({ score: sum(r), stepRewards: [...r] }),
+  },
   "first-error": {
     name: "first-error",
     summary: "0-based index of the first step with r_k < threshold, −1 when none (ProcessBench's prediction)",
@@ -83,7 +104,8 @@ export const STEP_AGGREGATIONS: Record<string, StepAggregation> = {
   },
   "clip-delta": {
     name: "clip-delta",
-    summary: "Delta over clipped scores: r̃_k = c_k − c_{k+1}, r̃_K = c_K, c = min(r − η, 0); total = c_1 ∈ [−η, 0] for any K (Gao et al. 2024, §4.3)",
+    summary:
+      "Delta over clipped scores: r̃_k = c_k − c_{k+1}, r̃_K = c_K, c = min(r − η, 0); total = c_1 ∈ [−η, 0] for any K (Gao et al. 2024, §4.3)",
     aggregate: (r, c) => {
       const s = deltaRewards(r.map((x) => clipReward(x, c.eta)));
       // the sum telescopes to c_1; computing it as such avoids rounding drift over long solutions
@@ -96,7 +118,10 @@ export const STEP_AGGREGATIONS: Record<string, StepAggregation> = {
 export const OUTCOME_AGGREGATIONS = ["gated", "mix"] as const;
 
 /** Every `aggregate` value a `process` component accepts. */
-export const AGGREGATE_NAMES = [...Object.keys(STEP_AGGREGATIONS), ...OUTCOME_AGGREGATIONS] as string[] as [string, ...string[]];
+export const AGGREGATE_NAMES = [...Object.keys(STEP_AGGREGATIONS), ...OUTCOME_AGGREGATIONS] as string[] as [
+  string,
+  ...string[],
+];
 
 /**
  * Outcome-combining aggregations, given the process part P = base(r) and the outcome o:
@@ -105,9 +130,18 @@ export const AGGREGATE_NAMES = [...Object.keys(STEP_AGGREGATIONS), ...OUTCOME_AG
  * - `mix`: o + w·P, w schedulable (anneal the process weight as training proceeds).
  * The step rewards are the base's, times w, and zeroed for `gated` when the gate is closed.
  */
-export function combineOutcome(kind: (typeof OUTCOME_AGGREGATIONS)[number], base: Aggregated, outcome: number, o: { outcomeThreshold: number; processWeight: number }): Aggregated & { gateOpen?: boolean } {
+export function combineOutcome(
+  kind: (typeof OUTCOME_AGGREGATIONS)[number],
+  base: Aggregated,
+  outcome: number,
+  o: { outcomeThreshold: number; processWeight: number },
+): Aggregated & { gateOpen?: boolean } {
   const w = o.processWeight;
   if (kind === "mix") return { score: outcome + w * base.score, stepRewards: base.stepRewards.map((x) => w * x) };
   const open = outcome >= o.outcomeThreshold;
-  return { score: outcome + (open ? w * base.score : 0), stepRewards: base.stepRewards.map((x) => (open ? w * x : 0)), gateOpen: open };
+  return {
+    score: outcome + (open ? w * base.score : 0),
+    stepRewards: base.stepRewards.map((x) => (open ? w * x : 0)),
+    gateOpen: open,
+  };
 }

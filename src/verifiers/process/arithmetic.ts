@@ -8,26 +8,28 @@ import type { VerifierDefinition } from "../types.js";
  * currency `$` dropped. Anything else is left alone (and so ends an equation).
  */
 export function normalizeArithmetic(text: string): string {
-  return text
-    .replace(/\\(?:text|mathrm|textbf|mbox)\s*\{[^{}]*\}/g, " w ") // a word: a unit or a name
-    .replace(/\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g, "(($1)/($2))")
-    .replace(/\\(?:times|cdot|ast)(?![A-Za-z])/g, "*")
-    .replace(/\\div(?![A-Za-z])/g, "/")
-    .replace(/\\(?:left|right)(?![A-Za-z])/g, "")
-    .replace(/\\[()[\]]|\\\\/g, ";") // math delimiters and line breaks end an equation
-    .replace(/\\[,;!: ]/g, "")
-    .replace(/[×✕∗·⋅]/g, "*")
-    .replace(/÷/g, "/")
-    .replace(/[−–]/g, "-")
-    .replace(/\$/g, " ")
-    .replace(/(\d)\s*x\s*(?=\d)/g, "$1*")
-    .replace(/(\d),(?=\d{3}(?!\d))/g, "$1")
-    // a unit word right after a number before an operator: `4 pounds + 4 pounds = 8 pounds`
-    .replace(/(\d)[ \t]+[A-Za-z]+(?:\/[A-Za-z]+)?(?=[ \t]*[+\-*/])/g, "$1")
-    // … and before `=` when an operator precedes the number: `2 books * 2 pounds/book = 4` (not `400 degrees = 20 + 8`)
-    .replace(/(?<=[+\-*/][ \t]*\(?[ \t]*\d[\d.]*)[ \t]+[A-Za-z]+(?:\/[A-Za-z]+)?(?=[ \t]*=)/g, "")
-    // a full stop ends an equation: "… is 800. 5 * 800 = 4000"
-    .replace(/\.(?=\s|$)/g, ";");
+  return (
+    text
+      .replace(/\\(?:text|mathrm|textbf|mbox)\s*\{[^{}]*\}/g, " w ") // a word: a unit or a name
+      .replace(/\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g, "(($1)/($2))")
+      .replace(/\\(?:times|cdot|ast)(?![A-Za-z])/g, "*")
+      .replace(/\\div(?![A-Za-z])/g, "/")
+      .replace(/\\(?:left|right)(?![A-Za-z])/g, "")
+      .replace(/\\[()[\]]|\\\\/g, ";") // math delimiters and line breaks end an equation
+      .replace(/\\[,;!: ]/g, "")
+      .replace(/[×✕∗·⋅]/g, "*")
+      .replace(/÷/g, "/")
+      .replace(/[−–]/g, "-")
+      .replace(/\$/g, " ")
+      .replace(/(\d)\s*x\s*(?=\d)/g, "$1*")
+      .replace(/(\d),(?=\d{3}(?!\d))/g, "$1")
+      // a unit word right after a number before an operator: `4 pounds + 4 pounds = 8 pounds`
+      .replace(/(\d)[ \t]+[A-Za-z]+(?:\/[A-Za-z]+)?(?=[ \t]*[+\-*/])/g, "$1")
+      // … and before `=` when an operator precedes the number: `2 books * 2 pounds/book = 4` (not `400 degrees = 20 + 8`)
+      .replace(/(?<=[+\-*/][ \t]*\(?[ \t]*\d[\d.]*)[ \t]+[A-Za-z]+(?:\/[A-Za-z]+)?(?=[ \t]*=)/g, "")
+      // a full stop ends an equation: "… is 800. 5 * 800 = 4000"
+      .replace(/\.(?=\s|$)/g, ";")
+  );
 }
 
 /** A recursive-descent evaluator of `+ - * / ( )` over decimals; `undefined` for anything that is not one expression. */
@@ -118,9 +120,19 @@ export function checkEquations(text: string): CheckedEquation[] {
     const parts = chain.split("=");
     // the first side belongs to the words before it when it starts with an operator (`Age - 4 = 10 - 4`), is empty
     // (`5 pairs = 5 * 2`) or is a bare number after a word (`heat up to 400 degrees = 20 + 8`); likewise the last side
-    if (/^(?:[+*/]|-\s)/.test(chain) || parts[0]!.trim() === "" || (/\w\s*$/.test(before) && decimals(parts[0]!) !== undefined)) parts.shift();
+    if (
+      /^(?:[+*/]|-\s)/.test(chain) ||
+      parts[0]!.trim() === "" ||
+      (/\w\s*$/.test(before) && decimals(parts[0]!) !== undefined)
+    )
+      parts.shift();
     if (/[+\-*/]$/.test(chain) || parts[parts.length - 1]?.trim() === "") parts.pop();
-    if (parts.length < 2 || parts.some((p) => p.trim() === "") || !parts.some((p) => /[+\-*/]/.test(p.trim().replace(/^-/, "")))) continue;
+    if (
+      parts.length < 2 ||
+      parts.some((p) => p.trim() === "") ||
+      !parts.some((p) => /[+\-*/]/.test(p.trim().replace(/^-/, "")))
+    )
+      continue;
     const values = parts.map(evaluate);
     if (values.some((v) => v === undefined)) continue;
     for (let k = 0; k + 1 < parts.length; k++) {
@@ -149,7 +161,8 @@ const options = z.strictObject({});
  */
 export const arithmeticVerifier: VerifierDefinition<Record<string, never>> = {
   type: "arithmetic",
-  summary: "1 if every plain-arithmetic equation in the text holds (a step checker for process components), 0 if one does not",
+  summary:
+    "1 if every plain-arithmetic equation in the text holds (a step checker for process components), 0 if one does not",
   options,
   isolation: "inline",
   defaultTimeoutMs: 1000,
@@ -158,7 +171,9 @@ export const arithmeticVerifier: VerifierDefinition<Record<string, never>> = {
       if (completion.trim() === "") return unscorable("no_completion");
       const eqs = checkEquations(completion);
       const failed = eqs.filter((e) => !e.holds).map((e) => e.text);
-      return failed.length > 0 ? ok(0, "wrong_answer", { checked: eqs.length, failed }) : ok(1, undefined, { checked: eqs.length });
+      return failed.length > 0
+        ? ok(0, "wrong_answer", { checked: eqs.length, failed })
+        : ok(1, undefined, { checked: eqs.length });
     };
   },
 };

@@ -40,7 +40,10 @@ const baseOptions = z.strictObject({
   /** `split: marker`: regular-expression source of a step marker, flags `gim`. */
   marker: z.string().min(1).default(DEFAULT_MARKER),
   /** `split: tag`: `<tag>…</tag>`. */
-  tag: z.string().regex(/^[A-Za-z][\w:-]*$/, "a tag name").default("step"),
+  tag: z
+    .string()
+    .regex(/^[A-Za-z][\w:-]*$/, "a tag name")
+    .default("step"),
   /** Use the rollout's `steps` array when present (default true). */
   rolloutSteps: z.boolean().default(true),
   /** A step that cannot be scored: `fail` (default: the component is unscorable with that step's reason), `skip` it, or count it as `zero`. */
@@ -51,10 +54,19 @@ const baseOptions = z.strictObject({
 export type ProcessOptions = z.infer<typeof baseOptions>;
 
 /** Validates a nested verifier spec against its own options schema; pushes issues under `path`. */
-function checkNested(lookup: VerifierLookup, spec: z.infer<typeof nested>, path: string, ctx: z.core.$RefinementCtx<ProcessOptions>): void {
+function checkNested(
+  lookup: VerifierLookup,
+  spec: z.infer<typeof nested>,
+  path: string,
+  ctx: z.core.$RefinementCtx<ProcessOptions>,
+): void {
   const { type, ...rest } = spec;
   if (type === "process") {
-    ctx.addIssue({ code: "custom", path: [path, "type"], message: "a process component cannot nest another process component" });
+    ctx.addIssue({
+      code: "custom",
+      path: [path, "type"],
+      message: "a process component cannot nest another process component",
+    });
     return;
   }
   const def = lookup(type);
@@ -63,7 +75,13 @@ function checkNested(lookup: VerifierLookup, spec: z.infer<typeof nested>, path:
     return;
   }
   const r = def.options.safeParse(rest);
-  if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: "custom", path: [path, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))], message: i.message });
+  if (!r.success)
+    for (const i of r.error.issues)
+      ctx.addIssue({
+        code: "custom",
+        path: [path, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
+        message: i.message,
+      });
 }
 
 /** Builds the verify function of a nested verifier spec (validated already). */
@@ -84,12 +102,14 @@ async function safely(fn: VerifyFn, input: Parameters<VerifyFn>[0]): Promise<Com
 /** The rollout's `step_scores`, checked: numbers (null = unscorable step), `count` of them. */
 function givenScores(rollout: Rollout, count: number): { scores: (number | null)[] } | { problem: string } {
   const s = rollout.step_scores;
-  if (s === undefined || s === null) return { problem: "the rollout has no `step_scores` (and the component has no `stepVerifier`)" };
+  if (s === undefined || s === null)
+    return { problem: "the rollout has no `step_scores` (and the component has no `stepVerifier`)" };
   if (!Array.isArray(s)) return { problem: "`step_scores` must be an array of numbers" };
   if (s.length !== count) return { problem: `${s.length} step_scores for ${count} steps` };
   for (let k = 0; k < s.length; k++) {
     const x: unknown = s[k];
-    if (x !== null && (typeof x !== "number" || !Number.isFinite(x))) return { problem: `step_scores[${k}] is not a finite number or null` };
+    if (x !== null && (typeof x !== "number" || !Number.isFinite(x)))
+      return { problem: `step_scores[${k}] is not a finite number or null` };
   }
   return { scores: s as (number | null)[] };
 }
@@ -120,13 +140,18 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
       try {
         new RegExp(o.marker, "gim");
       } catch (e) {
-        ctx.addIssue({ code: "custom", path: ["marker"], message: `invalid regular expression: ${(e as Error).message}` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["marker"],
+          message: `invalid regular expression: ${(e as Error).message}`,
+        });
       }
     }
   });
   return {
     type: "process",
-    summary: "process reward: step scores (rollout step_scores or a per-step verifier) aggregated by min, product, last, mean, sum, first-error, clip-delta, gated or mix",
+    summary:
+      "process reward: step scores (rollout step_scores or a per-step verifier) aggregated by min, product, last, mean, sum, first-error, clip-delta, gated or mix",
     options: options,
     isolation: "worker",
     defaultTimeoutMs: 10_000,
@@ -143,14 +168,23 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
         const { steps } = split;
         const details: Record<string, unknown> = { split: split.source, steps: steps.length };
         if (split.spans) details.step_spans = split.spans;
-        if (steps.length === 0) return completion.trim() === "" && split.source !== "rollout" ? unscorable("no_completion", details) : unscorable("invalid_steps", { ...details, problem: "no steps" });
+        if (steps.length === 0)
+          return completion.trim() === "" && split.source !== "rollout"
+            ? unscorable("no_completion", details)
+            : unscorable("invalid_steps", { ...details, problem: "no steps" });
 
         // 1. step scores, with the reason of every step that has none
         let scores: (number | null)[];
         let reasons: (ReasonCode | null)[];
         if (stepFn) {
           const results = await Promise.all(
-            steps.map((s, k) => safely(stepFn, { completion: o.stepInput === "step" ? s : steps.slice(0, k + 1).join(o.stepSeparator), reference, rollout })),
+            steps.map((s, k) =>
+              safely(stepFn, {
+                completion: o.stepInput === "step" ? s : steps.slice(0, k + 1).join(o.stepSeparator),
+                reference,
+                rollout,
+              }),
+            ),
           );
           scores = results.map((r) => r.score);
           reasons = results.map((r) => (r.score === null ? (r.reason ?? "worker_error") : null));
@@ -166,7 +200,8 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
 
         // 2. unscorable steps
         const firstBad = reasons.findIndex((r) => r !== null);
-        if (firstBad >= 0 && o.onUnscorableStep === "fail") return unscorable(reasons[firstBad]!, { ...details, unscorable_step: firstBad });
+        if (firstBad >= 0 && o.onUnscorableStep === "fail")
+          return unscorable(reasons[firstBad]!, { ...details, unscorable_step: firstBad });
         const positions: number[] = [];
         const kept: number[] = [];
         scores.forEach((s, k) => {
@@ -178,16 +213,19 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
             kept.push(0);
           }
         });
-        if (kept.length === 0) return unscorable(reasons[firstBad]!, { ...details, problem: "no step could be scored" });
+        if (kept.length === 0)
+          return unscorable(reasons[firstBad]!, { ...details, problem: "no step could be scored" });
 
         // 3. aggregation over the kept steps; step rewards back at their step positions
         let result: Aggregated & { gateOpen?: boolean } = agg.aggregate(kept, { threshold: o.threshold, eta: o.eta });
-        if (o.aggregate === "first-error") result = { ...result, score: result.score < 0 ? -1 : positions[result.score]! };
+        if (o.aggregate === "first-error")
+          result = { ...result, score: result.score < 0 ? -1 : positions[result.score]! };
         if (kind) {
           let outcome: number | undefined;
           if (outcomeFn) {
             const r = await safely(outcomeFn, { completion, reference, rollout });
-            if (r.score === null) return unscorable(r.reason ?? "worker_error", { ...details, outcome: null, outcome_details: r.details });
+            if (r.score === null)
+              return unscorable(r.reason ?? "worker_error", { ...details, outcome: null, outcome_details: r.details });
             outcome = r.score;
           } else outcome = rolloutOutcome(rollout);
           if (outcome === undefined) return unscorable("no_outcome", details);

@@ -62,7 +62,10 @@ export function splitSteps(text: string, o: Pick<SplitOptions, "split" | "marker
     case "blank-line":
     case "newline": {
       const re = o.split === "blank-line" ? /\n[ \t\r]*\n\s*/g : /\n/g;
-      spans = cut(text, [...text.matchAll(re)].map((m) => m.index));
+      spans = cut(
+        text,
+        [...text.matchAll(re)].map((m) => m.index),
+      );
       break;
     }
     case "marker": {
@@ -98,7 +101,8 @@ export function splitSteps(text: string, o: Pick<SplitOptions, "split" | "marker
 export function rolloutSteps(rollout: Rollout, completion: string, o: SplitOptions): StepSplit | StepProblem {
   const given = rollout.steps;
   if (o.rolloutSteps && given !== undefined && given !== null) {
-    if (!Array.isArray(given) || !given.every((s) => typeof s === "string")) return { problem: "`steps` must be an array of strings" };
+    if (!Array.isArray(given) || !given.every((s) => typeof s === "string"))
+      return { problem: "`steps` must be an array of strings" };
     return { steps: given, source: "rollout" };
   }
   return splitSteps(completion, o);

@@ -42,7 +42,11 @@ function byIndex(json: unknown, n: number): Extracted<Array<Record<string, unkno
   const data: unknown = isRecord(json) ? json.data : Array.isArray(json) ? (json as unknown[]) : undefined;
   const usage = usageOf(json);
   const u = usage ? { usage } : {};
-  if (!Array.isArray(data)) return { error: `the response has no data list${isRecord(json) && isRecord(json.error) ? `: ${String(json.error.message).slice(0, 200)}` : ""}`, ...u };
+  if (!Array.isArray(data))
+    return {
+      error: `the response has no data list${isRecord(json) && isRecord(json.error) ? `: ${String(json.error.message).slice(0, 200)}` : ""}`,
+      ...u,
+    };
   if (data.length !== n) return { error: `the response has ${data.length} results for ${n} inputs`, ...u };
   const out = new Array<Record<string, unknown>>(n);
   data.forEach((d, k) => {
@@ -54,7 +58,10 @@ function byIndex(json: unknown, n: number): Extracted<Array<Record<string, unkno
   return { value: out, ...u };
 }
 
-function mapScores(x: Extracted<Array<Record<string, unknown>>>, f: (e: Record<string, unknown>, k: number) => number | string): Extracted<number[]> {
+function mapScores(
+  x: Extracted<Array<Record<string, unknown>>>,
+  f: (e: Record<string, unknown>, k: number) => number | string,
+): Extracted<number[]> {
   if ("error" in x) return x;
   const scores: number[] = [];
   for (const [k, e] of x.value.entries()) {
@@ -74,7 +81,8 @@ function classOf(values: unknown, o: RmApiOptions, what: string): number | strin
   return values[k] as number;
 }
 
-const inputs = (items: readonly RmItem[]): string | string[] => (items.length === 1 ? items[0]!.text : items.map((i) => i.text));
+const inputs = (items: readonly RmItem[]): string | string[] =>
+  items.length === 1 ? items[0]!.text : items.map((i) => i.text);
 const chatBatch = (items: readonly RmItem[]): number => (items.some((i) => i.messages) ? 1 : 64);
 
 /**
@@ -94,20 +102,23 @@ export const RM_APIS: Record<string, RmApi> = {
   "vllm-pooling": {
     path: "/pooling",
     maxBatch: chatBatch,
-    body: (items, o) => (items[0]!.messages ? { model: o.model, messages: items[0]!.messages } : { model: o.model, input: inputs(items) }),
+    body: (items, o) =>
+      items[0]!.messages ? { model: o.model, messages: items[0]!.messages } : { model: o.model, input: inputs(items) },
     scores: (json, n, o) =>
       mapScores(byIndex(json, n), (e) => {
         let d = e.data;
         if (finite(d)) return d;
         if (Array.isArray(d) && Array.isArray(d[d.length - 1])) d = d[d.length - 1];
-        if (Array.isArray(d) && d.length > 0 && d.every(finite)) return (d[o.classIndex ?? 0]) ?? `classIndex ${o.classIndex} but ${d.length} values`;
+        if (Array.isArray(d) && d.length > 0 && d.every(finite))
+          return d[o.classIndex ?? 0] ?? `classIndex ${o.classIndex} but ${d.length} values`;
         return "data is not a number or a list of numbers";
       }),
   },
   "vllm-classify": {
     path: "/classify",
     maxBatch: chatBatch,
-    body: (items, o) => (items[0]!.messages ? { model: o.model, messages: items[0]!.messages } : { model: o.model, input: inputs(items) }),
+    body: (items, o) =>
+      items[0]!.messages ? { model: o.model, messages: items[0]!.messages } : { model: o.model, input: inputs(items) },
     scores: (json, n, o) => mapScores(byIndex(json, n), (e) => classOf(e.probs, o, "probs")),
   },
   "vllm-score": {
@@ -125,10 +136,14 @@ export const RM_APIS: Record<string, RmApi> = {
       if (!Array.isArray(rows) || rows.length !== n) return { error: `expected ${n} prediction lists` };
       const out: number[] = [];
       for (const [k, row] of rows.entries()) {
-        if (!Array.isArray(row) || !row.every((x) => isRecord(x) && finite(x.score))) return { error: `result ${k}: not a list of {score, label}` };
+        if (!Array.isArray(row) || !row.every((x) => isRecord(x) && finite(x.score)))
+          return { error: `result ${k}: not a list of {score, label}` };
         const r = row as Array<{ score: number; label?: string }>;
         const pick = o.label !== undefined ? r.find((x) => x.label === o.label) : r.length === 1 ? r[0] : undefined;
-        if (!pick) return { error: `result ${k}: ${o.label !== undefined ? `no label ${o.label}` : `${r.length} labels (${r.map((x) => x.label).join(", ")}): set label`}` };
+        if (!pick)
+          return {
+            error: `result ${k}: ${o.label !== undefined ? `no label ${o.label}` : `${r.length} labels (${r.map((x) => x.label).join(", ")}): set label`}`,
+          };
         out.push(pick.score);
       }
       return { value: out };

@@ -45,11 +45,27 @@ const options = z
   })
   .superRefine((o, ctx) => {
     if (o.normalize === "standardize" && (o.mean === undefined || o.std === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["normalize"], message: "standardize needs mean and std (the raw scores' statistics from a calibration run; see docs/judges.md)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["normalize"],
+        message:
+          "standardize needs mean and std (the raw scores' statistics from a calibration run; see docs/judges.md)",
+      });
     }
-    if (o.clip && o.clip[0] > o.clip[1]) ctx.addIssue({ code: "custom", path: ["clip"], message: "clip: lo must be <= hi" });
-    if (o.chatTemplate === "server" && o.api !== "vllm-pooling" && o.api !== "vllm-classify") ctx.addIssue({ code: "custom", path: ["chatTemplate"], message: `${o.api} takes text: apply the chat template client-side with template` });
-    if (o.chatTemplate === "server" && o.template !== undefined) ctx.addIssue({ code: "custom", path: ["template"], message: "chatTemplate: server sends the conversation; template is for client-side text" });
+    if (o.clip && o.clip[0] > o.clip[1])
+      ctx.addIssue({ code: "custom", path: ["clip"], message: "clip: lo must be <= hi" });
+    if (o.chatTemplate === "server" && o.api !== "vllm-pooling" && o.api !== "vllm-classify")
+      ctx.addIssue({
+        code: "custom",
+        path: ["chatTemplate"],
+        message: `${o.api} takes text: apply the chat template client-side with template`,
+      });
+    if (o.chatTemplate === "server" && o.template !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["template"],
+        message: "chatTemplate: server sends the conversation; template is for client-side text",
+      });
     for (const v of o.template ? templateVariables(o.template) : []) {
       const why = unknownVariable(v);
       if (why) ctx.addIssue({ code: "custom", path: ["template"], message: why });
@@ -58,7 +74,10 @@ const options = z
 export type RewardModelOptions = z.infer<typeof options>;
 
 /** The final score from a raw one: normalization, then clipping. Example: sigmoid of 0 → 0.5; standardize 3 with mean 1, std 2 → 1. */
-export function normalizeScore(raw: number, o: Pick<RewardModelOptions, "normalize" | "mean" | "std" | "clip">): number {
+export function normalizeScore(
+  raw: number,
+  o: Pick<RewardModelOptions, "normalize" | "mean" | "std" | "clip">,
+): number {
   let s = raw;
   if (o.normalize === "sigmoid") s = 1 / (1 + Math.exp(-raw));
   else if (o.normalize === "standardize") s = (raw - o.mean!) / o.std!;
@@ -79,7 +98,8 @@ type RawResult = { raw: number } | { error: string; status?: number };
  */
 export const rewardModelVerifier: VerifierDefinition<RewardModelOptions> = {
   type: "reward-model",
-  summary: "discriminative reward model over HTTP (vLLM pooling/classify/score, TEI predict/rerank, OpenRLHF get_reward)",
+  summary:
+    "discriminative reward model over HTTP (vLLM pooling/classify/score, TEI predict/rerank, OpenRLHF get_reward)",
   options,
   isolation: "inline",
   abortable: true,
@@ -90,7 +110,8 @@ export const rewardModelVerifier: VerifierDefinition<RewardModelOptions> = {
   create(o) {
     const api = RM_APIS[o.api]!;
     const apiKey = o.apiKeyEnv !== undefined ? process.env[o.apiKeyEnv] : undefined;
-    if (o.apiKeyEnv !== undefined && !apiKey) throw new UserError(`reward-model: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
+    if (o.apiKeyEnv !== undefined && !apiKey)
+      throw new UserError(`reward-model: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
     const client = new ModelClient({
       concurrency: o.concurrency,
       ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
@@ -104,18 +125,34 @@ export const rewardModelVerifier: VerifierDefinition<RewardModelOptions> = {
       cacheSize: 0, // batches differ run to run: rollouts are cached one by one instead
     });
     const url = o.baseUrl.replace(/\/+$/, "") + api.path;
-    const template = o.template ?? (o.api === "vllm-score" || o.api === "tei-rerank" ? "{{completion}}" : "{{prompt}}{{completion}}");
+    const template =
+      o.template ?? (o.api === "vllm-score" || o.api === "tei-rerank" ? "{{completion}}" : "{{prompt}}{{completion}}");
     const cache = new BoundedCache<number>(o.cache ? o.cacheSize : 0);
     const pending = new Map<string, Promise<RawResult>>();
-    const apiOptions = { model: o.model, ...(o.classIndex !== undefined ? { classIndex: o.classIndex } : {}), ...(o.label !== undefined ? { label: o.label } : {}) };
+    const apiOptions = {
+      model: o.model,
+      ...(o.classIndex !== undefined ? { classIndex: o.classIndex } : {}),
+      ...(o.label !== undefined ? { label: o.label } : {}),
+    };
 
     const batcher = new MicroBatcher<RmItem, RawResult>(
       (items) => Math.min(o.batchSize, api.maxBatch(items)),
       o.batchWaitMs,
       async (items) => {
-        const chars = items.reduce((s, i) => s + i.text.length + (i.messages ? i.messages.reduce((a, m) => a + m.content.length, 0) : 0), 0);
-        const r = await client.call(url, api.body(items, apiOptions), { extract: (json) => api.scores(json, items.length, apiOptions), estimateTokens: Math.ceil(chars / 4), cache: false });
-        if (!r.ok) return items.map(() => ({ error: client.redact(r.error), ...(r.status !== undefined ? { status: r.status } : {}) }));
+        const chars = items.reduce(
+          (s, i) => s + i.text.length + (i.messages ? i.messages.reduce((a, m) => a + m.content.length, 0) : 0),
+          0,
+        );
+        const r = await client.call(url, api.body(items, apiOptions), {
+          extract: (json) => api.scores(json, items.length, apiOptions),
+          estimateTokens: Math.ceil(chars / 4),
+          cache: false,
+        });
+        if (!r.ok)
+          return items.map(() => ({
+            error: client.redact(r.error),
+            ...(r.status !== undefined ? { status: r.status } : {}),
+          }));
         return r.value.map((raw) => ({ raw }));
       },
     );
@@ -124,12 +161,31 @@ export const rewardModelVerifier: VerifierDefinition<RewardModelOptions> = {
       const prompt = promptText(rollout.prompt);
       let item: RmItem;
       if (o.chatTemplate === "server") {
-        const turns = typeof rollout.prompt === "object" && Array.isArray(rollout.prompt) ? rollout.prompt.map((m) => ({ role: m.role, content: asText(m.content) })) : prompt !== undefined ? [{ role: "user", content: prompt }] : [];
-        const answer = Array.isArray(rollout.completion) ? rollout.completion.map((m) => ({ role: m.role, content: asText(m.content) })) : [{ role: "assistant", content: completionText(rollout.completion) }];
+        const turns =
+          typeof rollout.prompt === "object" && Array.isArray(rollout.prompt)
+            ? rollout.prompt.map((m) => ({ role: m.role, content: asText(m.content) }))
+            : prompt !== undefined
+              ? [{ role: "user", content: prompt }]
+              : [];
+        const answer = Array.isArray(rollout.completion)
+          ? rollout.completion.map((m) => ({ role: m.role, content: asText(m.content) }))
+          : [{ role: "assistant", content: completionText(rollout.completion) }];
         item = { text: "", query: prompt ?? "", messages: [...turns, ...answer] };
       } else {
-        const r = render(template, { prompt, completion, reference: reference === undefined || reference === null ? undefined : asText(reference) }, rollout);
-        if ("missing" in r) return unscorable(r.missing === "reference" || r.missing.startsWith("item") ? "no_reference" : "judge_error", { error: `the template's {{${r.missing}}} has no value in this rollout` });
+        const r = render(
+          template,
+          {
+            prompt,
+            completion,
+            reference: reference === undefined || reference === null ? undefined : asText(reference),
+          },
+          rollout,
+        );
+        if ("missing" in r)
+          return unscorable(
+            r.missing === "reference" || r.missing.startsWith("item") ? "no_reference" : "judge_error",
+            { error: `the template's {{${r.missing}}} has no value in this rollout` },
+          );
         item = { text: r.text, query: prompt ?? "" };
       }
       const key = createHash("sha256").update(JSON.stringify(item)).digest("base64");
@@ -151,9 +207,14 @@ export const rewardModelVerifier: VerifierDefinition<RewardModelOptions> = {
         }
         res = await p;
       }
-      if ("error" in res) return unscorable("judge_error", { error: res.error, ...(res.status !== undefined ? { status: res.status } : {}) });
+      if ("error" in res)
+        return unscorable("judge_error", {
+          error: res.error,
+          ...(res.status !== undefined ? { status: res.status } : {}),
+        });
       const score = normalizeScore(res.raw, o);
-      if (!Number.isFinite(score)) return unscorable("judge_error", { error: `score ${score} is not finite`, raw: res.raw });
+      if (!Number.isFinite(score))
+        return unscorable("judge_error", { error: `score ${score} is not finite`, raw: res.raw });
       return ok(score, undefined, { raw: res.raw });
     };
     fn.usage = () => client.stats();

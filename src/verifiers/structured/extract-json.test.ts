@@ -19,19 +19,28 @@ describe("findJson", () => {
     expect(lastBalanced('a {"x": [1]} b [2] c')).toBe("[2]");
     expect(lastBalanced('say {"s": "}{"} ok')).toBe('{"s": "}{"}');
     expect(lastBalanced("[1, {2]")).toBeUndefined();
-    expect(findJson('The answer is {"name": "Ada", "age": 36}.', "auto")).toMatchObject({ kind: "ok", value: { name: "Ada", age: 36 }, source: "last" });
+    expect(findJson('The answer is {"name": "Ada", "age": 36}.', "auto")).toMatchObject({
+      kind: "ok",
+      value: { name: "Ada", age: 36 },
+      source: "last",
+    });
   });
   it("reports nothing found, and parse errors with line and column", () => {
     expect(findJson("no json here", "auto")).toEqual({ kind: "none" });
     expect(findJson("", "whole")).toEqual({ kind: "none" });
     // '{"a": }': the error is at the "}" — position 6 (0-based), line 1, column 7
     expect(findJson('{"a": }', "whole")).toMatchObject({ kind: "invalid", position: 6, line: 1, column: 7 });
-    expect(findJson('```json\n{"a": 1,\n "b": }\n```', "auto")).toMatchObject({ kind: "invalid", source: "fence", line: 2, column: 7 });
+    expect(findJson('```json\n{"a": 1,\n "b": }\n```', "auto")).toMatchObject({
+      kind: "invalid",
+      source: "fence",
+      line: 2,
+      column: 7,
+    });
   });
   it("modes restrict where to look", () => {
     expect(findJson('x {"a": 1}', "whole")).toMatchObject({ kind: "invalid" });
     expect(findJson('x {"a": 1}', "fence")).toEqual({ kind: "none" });
-    expect(findJson('```json\n[1]\n```', "last")).toMatchObject({ kind: "ok", value: [1] });
+    expect(findJson("```json\n[1]\n```", "last")).toMatchObject({ kind: "ok", value: [1] });
   });
 });
 

@@ -15,7 +15,14 @@ export type ExtractMode = z.infer<typeof extractOption>;
 export type JsonFound =
   | { kind: "ok"; value: unknown; source: "whole" | "fence" | "last" }
   | { kind: "none" }
-  | { kind: "invalid"; source: "whole" | "fence" | "last"; error: string; position?: number; line?: number; column?: number };
+  | {
+      kind: "invalid";
+      source: "whole" | "fence" | "last";
+      error: string;
+      position?: number;
+      line?: number;
+      column?: number;
+    };
 
 const FENCE = /(^|\n)[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*)\n(?:([\s\S]*?)\n)?[ \t]*\2[ \t]*(?=\n|$)/g;
 
@@ -171,7 +178,14 @@ function parse(text: string, source: "whole" | "fence" | "last"): JsonFound {
     const error = (e as Error).message;
     const position = Math.max(0, jsonErrorOffset(text));
     const before = text.slice(0, position).split("\n");
-    return { kind: "invalid", source, error, position, line: before.length, column: (before[before.length - 1]?.length ?? 0) + 1 };
+    return {
+      kind: "invalid",
+      source,
+      error,
+      position,
+      line: before.length,
+      column: (before[before.length - 1]?.length ?? 0) + 1,
+    };
   }
 }
 

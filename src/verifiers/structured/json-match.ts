@@ -54,8 +54,10 @@ export function leafCount(v: unknown): number {
 }
 
 function scalarEqual(p: unknown, r: unknown, o: JsonMatchOptions): boolean {
-  if (typeof p === "number" && typeof r === "number") return Math.abs(p - r) <= o.absTolerance + o.relTolerance * Math.abs(r);
-  if (typeof p === "string" && typeof r === "string" && o.looseStrings) return p.trim().replace(/\s+/g, " ").toLowerCase() === r.trim().replace(/\s+/g, " ").toLowerCase();
+  if (typeof p === "number" && typeof r === "number")
+    return Math.abs(p - r) <= o.absTolerance + o.relTolerance * Math.abs(r);
+  if (typeof p === "string" && typeof r === "string" && o.looseStrings)
+    return p.trim().replace(/\s+/g, " ").toLowerCase() === r.trim().replace(/\s+/g, " ").toLowerCase();
   return p === r;
 }
 
@@ -71,7 +73,13 @@ export function compareJson(pred: unknown, ref: unknown, o: JsonMatchOptions): M
   // a value of the wrong type at a reference path is a miss, not an extra
   if (kind(pred) !== kind(ref)) return { leaves, matched: 0, typed: 0, extra: 0 };
   if (Array.isArray(ref) && Array.isArray(pred)) {
-    if (ref.length === 0) return { leaves: 1, matched: pred.length === 0 ? 1 : 0, typed: 1, extra: pred.length === 0 ? 0 : leafCount(pred) };
+    if (ref.length === 0)
+      return {
+        leaves: 1,
+        matched: pred.length === 0 ? 1 : 0,
+        typed: 1,
+        extra: pred.length === 0 ? 0 : leafCount(pred),
+      };
     const acc: MatchCounts = { leaves: 0, matched: 0, typed: 0, extra: 0 };
     const add = (c: MatchCounts): void => {
       acc.leaves += c.leaves;
@@ -108,16 +116,25 @@ export function compareJson(pred: unknown, ref: unknown, o: JsonMatchOptions): M
   }
   if (isObject(ref) && isObject(pred)) {
     const keys = Object.keys(ref);
-    if (keys.length === 0) return { leaves: 1, matched: Object.keys(pred).length === 0 ? 1 : 0, typed: 1, extra: Object.keys(pred).length ? leafCount(pred) : 0 };
+    if (keys.length === 0)
+      return {
+        leaves: 1,
+        matched: Object.keys(pred).length === 0 ? 1 : 0,
+        typed: 1,
+        extra: Object.keys(pred).length ? leafCount(pred) : 0,
+      };
     const acc: MatchCounts = { leaves: 0, matched: 0, typed: 0, extra: 0 };
     for (const k of keys) {
-      const c = Object.prototype.hasOwnProperty.call(pred, k) ? compareJson(pred[k], ref[k], o) : { leaves: leafCount(ref[k]), matched: 0, typed: 0, extra: 0 };
+      const c = Object.prototype.hasOwnProperty.call(pred, k)
+        ? compareJson(pred[k], ref[k], o)
+        : { leaves: leafCount(ref[k]), matched: 0, typed: 0, extra: 0 };
       acc.leaves += c.leaves;
       acc.matched += c.matched;
       acc.typed += c.typed;
       acc.extra += c.extra;
     }
-    for (const k of Object.keys(pred)) if (!Object.prototype.hasOwnProperty.call(ref, k)) acc.extra += leafCount(pred[k]);
+    for (const k of Object.keys(pred))
+      if (!Object.prototype.hasOwnProperty.call(ref, k)) acc.extra += leafCount(pred[k]);
     return acc;
   }
   return { leaves: 1, matched: scalarEqual(pred, ref, o) ? 1 : 0, typed: 1, extra: 0 };
@@ -132,7 +149,8 @@ export function compareJson(pred: unknown, ref: unknown, o: JsonMatchOptions): M
  */
 export const jsonMatchVerifier: VerifierDefinition<JsonMatchOptions> = {
   type: "json-match",
-  summary: "share of the reference JSON's leaves matched by the completion's JSON (numeric tolerance, unordered arrays by option)",
+  summary:
+    "share of the reference JSON's leaves matched by the completion's JSON (numeric tolerance, unordered arrays by option)",
   options,
   isolation: "worker", // unordered arrays pair greedily: quadratic
   defaultTimeoutMs: 5000,
@@ -153,7 +171,12 @@ export const jsonMatchVerifier: VerifierDefinition<JsonMatchOptions> = {
       const c = compareJson(found.value, ref, o);
       const denom = c.leaves + (o.penalizeExtra ? c.extra : 0);
       const score = denom === 0 ? 1 : c.matched / denom;
-      const details = { levels: { parses: 1, structure: c.typed / c.leaves, values: c.matched / c.leaves }, leaves: c.leaves, matched: c.matched, extra: c.extra };
+      const details = {
+        levels: { parses: 1, structure: c.typed / c.leaves, values: c.matched / c.leaves },
+        leaves: c.leaves,
+        matched: c.matched,
+        extra: c.extra,
+      };
       if (score === 1) return ok(1, undefined, details);
       return ok(score, c.typed < c.leaves ? "format_mismatch" : "wrong_answer", details);
     };

@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { jsonSchemaVerifier } from "./json-schema.js";
 import { run } from "./run.test-helper.js";
 
-const person = { type: "object", properties: { name: { type: "string" }, age: { type: "integer", minimum: 0 } }, required: ["name", "age"] };
+const person = {
+  type: "object",
+  properties: { name: { type: "string" }, age: { type: "integer", minimum: 0 } },
+  required: ["name", "age"],
+};
 
 describe("json-schema", () => {
   it("1 when valid, 0 with the failing keywords when not", async () => {
@@ -23,14 +27,21 @@ describe("json-schema", () => {
     const r = await run(jsonSchemaVerifier, { scoring: "partial" }, '{"name": 1, "age": -1}', person);
     expect(r).toMatchObject({ score: 0.6, reason: "schema_violation", details: { evaluated: 5, satisfied: 3 } });
     // required alone fails: type ✓ name/type ✓ required ✗ → 2/3
-    expect((await run(jsonSchemaVerifier, { scoring: "partial" }, '{"name": "Ada"}', person)).score).toBeCloseTo(2 / 3, 12);
+    expect((await run(jsonSchemaVerifier, { scoring: "partial" }, '{"name": "Ada"}', person)).score).toBeCloseTo(
+      2 / 3,
+      12,
+    );
     expect((await run(jsonSchemaVerifier, { scoring: "partial" }, '{"name": "Ada", "age": 3}', person)).score).toBe(1);
   });
 
   it("boolean schemas are schemas; only a missing reference is no_reference", async () => {
     expect((await run(jsonSchemaVerifier, {}, "42", true)).score).toBe(1);
     expect(await run(jsonSchemaVerifier, {}, "42", false)).toMatchObject({ score: 0, reason: "schema_violation" });
-    expect(await run(jsonSchemaVerifier, {}, "42")).toEqual({ score: null, status: "unscorable", reason: "no_reference" });
+    expect(await run(jsonSchemaVerifier, {}, "42")).toEqual({
+      score: null,
+      status: "unscorable",
+      reason: "no_reference",
+    });
     expect((await run(jsonSchemaVerifier, {}, "42", [1])).reason).toBe("invalid_reference");
     expect((await run(jsonSchemaVerifier, {}, "42", { type: 12 })).reason).toBe("invalid_reference");
     // a fixed schema from the spec wins over the reference
@@ -38,9 +49,17 @@ describe("json-schema", () => {
   });
 
   it("no_json / invalid_json with the error's line and column", async () => {
-    expect(await run(jsonSchemaVerifier, {}, "I cannot do that.", person)).toEqual({ score: null, status: "unscorable", reason: "no_json" });
+    expect(await run(jsonSchemaVerifier, {}, "I cannot do that.", person)).toEqual({
+      score: null,
+      status: "unscorable",
+      reason: "no_json",
+    });
     const r = await run(jsonSchemaVerifier, {}, '```json\n{"name": "Ada",\n "age": }\n```', person);
-    expect(r).toMatchObject({ status: "unscorable", reason: "invalid_json", details: { source: "fence", line: 2, column: 9 } });
+    expect(r).toMatchObject({
+      status: "unscorable",
+      reason: "invalid_json",
+      details: { source: "fence", line: 2, column: 9 },
+    });
   });
 
   it("dialect from $schema, else defaultDialect", async () => {
@@ -49,9 +68,14 @@ describe("json-schema", () => {
     expect((await run(jsonSchemaVerifier, { defaultDialect: "draft-07" }, '["a", 1]', tuple)).score).toBe(1);
     expect((await run(jsonSchemaVerifier, { defaultDialect: "draft-07" }, "[1]", tuple)).score).toBe(0);
     expect((await run(jsonSchemaVerifier, {}, "[1]", tuple)).reason).toBe("invalid_reference");
-    expect((await run(jsonSchemaVerifier, {}, "[1]", { $schema: "http://json-schema.org/draft-07/schema#", ...tuple })).score).toBe(0);
+    expect(
+      (await run(jsonSchemaVerifier, {}, "[1]", { $schema: "http://json-schema.org/draft-07/schema#", ...tuple }))
+        .score,
+    ).toBe(0);
     // 2020-12 prefixItems
-    expect((await run(jsonSchemaVerifier, {}, '["a", 1]', { prefixItems: [{ type: "string" }], items: false })).score).toBe(0);
+    expect(
+      (await run(jsonSchemaVerifier, {}, '["a", 1]', { prefixItems: [{ type: "string" }], items: false })).score,
+    ).toBe(0);
   });
 
   it("format is an annotation unless assertFormat", async () => {
@@ -63,21 +87,30 @@ describe("json-schema", () => {
 
   it("never fetches: a network or file $ref is unresolved_ref; remotes serve a local folder", async () => {
     const remote = { $ref: "http://localhost:1234/integer.json" };
-    expect(await run(jsonSchemaVerifier, {}, "1", remote)).toMatchObject({ status: "unscorable", reason: "unresolved_ref", details: { uri: "http://localhost:1234/integer.json" } });
-    expect((await run(jsonSchemaVerifier, {}, "1", { $ref: "https://example.com/s.json" })).reason).toBe("unresolved_ref");
+    expect(await run(jsonSchemaVerifier, {}, "1", remote)).toMatchObject({
+      status: "unscorable",
+      reason: "unresolved_ref",
+      details: { uri: "http://localhost:1234/integer.json" },
+    });
+    expect((await run(jsonSchemaVerifier, {}, "1", { $ref: "https://example.com/s.json" })).reason).toBe(
+      "unresolved_ref",
+    );
     expect((await run(jsonSchemaVerifier, {}, "1", { $ref: "file:///etc/passwd" })).reason).toBe("unresolved_ref");
     const remotes = { "http://localhost:1234/": "examples/data/json-schema-remotes" };
     expect((await run(jsonSchemaVerifier, { remotes }, "1", remote)).score).toBe(1);
     expect((await run(jsonSchemaVerifier, { remotes }, '"a"', remote)).score).toBe(0);
     // no escaping the folder
-    expect((await run(jsonSchemaVerifier, { remotes }, "1", { $ref: "http://localhost:1234/../../package.json" })).reason).toBe("unresolved_ref");
+    expect(
+      (await run(jsonSchemaVerifier, { remotes }, "1", { $ref: "http://localhost:1234/../../package.json" })).reason,
+    ).toBe("unresolved_ref");
   });
 
   it("same $id in different schemas does not clash (compiled per distinct schema)", async () => {
     const a = { $id: "https://example.com/s", type: "string" };
     const b = { $id: "https://example.com/s", type: "number" };
     const fn = jsonSchemaVerifier.create(jsonSchemaVerifier.options.parse({ cacheSize: 1 }));
-    const go = (c: string, s: unknown) => fn({ completion: c, reference: s, rollout: { id: "r", group: "g", completion: c } });
+    const go = (c: string, s: unknown) =>
+      fn({ completion: c, reference: s, rollout: { id: "r", group: "g", completion: c } });
     const out = await Promise.all([go('"x"', a), go("1", b), go("1", a), go('"x"', b), go('"x"', a)]);
     expect(out.map((r) => r.score)).toEqual([1, 1, 0, 0, 1]);
   });
@@ -90,12 +123,21 @@ describe("json-schema", () => {
  */
 describe("json-schema on the JSON-Schema-Test-Suite", () => {
   it("agrees on >= 99.5 % of tests; the remaining ones are the documented ones", async () => {
-    const rows = readFileSync("examples/data/json-schema-suite.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id: string; completion: string; reference: unknown; labels: { valid: boolean } });
+    const rows = readFileSync("examples/data/json-schema-suite.jsonl", "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: string; completion: string; reference: unknown; labels: { valid: boolean } });
     expect(rows.length).toBe(2226);
-    const fn = jsonSchemaVerifier.create(jsonSchemaVerifier.options.parse({ remotes: { "http://localhost:1234/": "examples/data/json-schema-remotes" } }));
+    const fn = jsonSchemaVerifier.create(
+      jsonSchemaVerifier.options.parse({ remotes: { "http://localhost:1234/": "examples/data/json-schema-remotes" } }),
+    );
     const wrong: string[] = [];
     for (const r of rows) {
-      const v = await fn({ completion: r.completion, reference: r.reference, rollout: { id: r.id, group: "g", completion: r.completion } });
+      const v = await fn({
+        completion: r.completion,
+        reference: r.reference,
+        rollout: { id: r.id, group: "g", completion: r.completion },
+      });
       if ((v.score === 1) !== r.labels.valid) wrong.push(r.id);
     }
     expect(1 - wrong.length / rows.length).toBeGreaterThanOrEqual(0.995);

@@ -20,7 +20,9 @@ const options = z.strictObject({
   /** A fixed schema for every rollout; when absent the rollout's `reference` is the schema. */
   schema: jsonSchemaValue.optional(),
   /** Dialect for schemas without `$schema` (default `2020-12`). */
-  defaultDialect: z.enum(Object.keys(DIALECTS) as [keyof typeof DIALECTS, ...(keyof typeof DIALECTS)[]]).default("2020-12"),
+  defaultDialect: z
+    .enum(Object.keys(DIALECTS) as [keyof typeof DIALECTS, ...(keyof typeof DIALECTS)[]])
+    .default("2020-12"),
   /** Treat `format` as an assertion (default false: an annotation, as 2020-12 specifies). */
   assertFormat: z.boolean().default(false),
   /**
@@ -72,7 +74,8 @@ export function jsonProblem(found: JsonFound): ComponentResult | undefined {
   if (found.kind === "none") return unscorable("no_json");
   if (found.kind === "invalid") {
     const d: Record<string, unknown> = { error: found.error, source: found.source };
-    if (found.position !== undefined) Object.assign(d, { position: found.position, line: found.line, column: found.column });
+    if (found.position !== undefined)
+      Object.assign(d, { position: found.position, line: found.line, column: found.column });
     return unscorable("invalid_json", d);
   }
   return undefined;
@@ -111,16 +114,16 @@ export const jsonSchemaVerifier: VerifierDefinition<JsonSchemaOptions> = {
         p = loadCompiler()
           .then((c) => c.compileSchema(schema, dialect, o.remotes))
           .then(
-          (s): Compiled => ({ ok: true, schema: s }),
-          (e: unknown): Compiled => {
-            const uri = refusedUriOf(e);
-            if (uri !== undefined) return { ok: false, result: unscorable("unresolved_ref", { uri }) };
-            const err = e as Error & { output?: unknown };
-            const details: Record<string, unknown> = { error: err.message ?? String(e) };
-            if (err.output !== undefined) details.output = err.output;
-            return { ok: false, result: unscorable("invalid_reference", details) };
-          },
-        );
+            (s): Compiled => ({ ok: true, schema: s }),
+            (e: unknown): Compiled => {
+              const uri = refusedUriOf(e);
+              if (uri !== undefined) return { ok: false, result: unscorable("unresolved_ref", { uri }) };
+              const err = e as Error & { output?: unknown };
+              const details: Record<string, unknown> = { error: err.message ?? String(e) };
+              if (err.output !== undefined) details.output = err.output;
+              return { ok: false, result: unscorable("invalid_reference", details) };
+            },
+          );
         cache.set(key, p);
       }
       return p;
@@ -138,7 +141,11 @@ export const jsonSchemaVerifier: VerifierDefinition<JsonSchemaOptions> = {
       await ready;
       const c = await compiled(schema);
       if (!c.ok) return c.result;
-      const v = c.schema.check(found.value, { assertFormat: o.assertFormat, partial: o.scoring === "partial", maxErrors: o.maxErrors });
+      const v = c.schema.check(found.value, {
+        assertFormat: o.assertFormat,
+        partial: o.scoring === "partial",
+        maxErrors: o.maxErrors,
+      });
       if (v.valid) return ok(1);
       const details: Record<string, unknown> = { errors: v.errors ?? [] };
       let score = 0;

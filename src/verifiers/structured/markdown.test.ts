@@ -6,7 +6,26 @@ const all = markdownVerifier.options.parse({});
 const md = await loadMarkdown();
 const problems = (t: string, o = all) => checkMarkdown(md, t, o).problems.map((p) => `${p.check}@${p.line}`);
 
-const good = ["# Report", "", "## Data", "", "| a | b |", "|---|---|", "| 1 | 2 |", "", "1. one", "2. two", "", "- x", "- y", "", "```python", "print(1)", "```", ""].join("\n");
+const good = [
+  "# Report",
+  "",
+  "## Data",
+  "",
+  "| a | b |",
+  "|---|---|",
+  "| 1 | 2 |",
+  "",
+  "1. one",
+  "2. two",
+  "",
+  "- x",
+  "- y",
+  "",
+  "```python",
+  "print(1)",
+  "```",
+  "",
+].join("\n");
 
 describe("markdown checks (FMBench error classes)", () => {
   it("a well-formed document passes every check", () => {
@@ -41,7 +60,11 @@ describe("markdown verifier", () => {
     expect(await run(markdownVerifier, {}, good)).toEqual({ score: 1, status: "ok" });
     // 5 checks run (no required sections); headings and fences-labelled fail → 0.6
     const r = await run(markdownVerifier, {}, "# T\n### Sub\n```\ncode\n```");
-    expect(r).toMatchObject({ score: 0.6, reason: "format_mismatch", details: { failed: ["headings", "fences-labelled"] } });
+    expect(r).toMatchObject({
+      score: 0.6,
+      reason: "format_mismatch",
+      details: { failed: ["headings", "fences-labelled"] },
+    });
     // 6 checks with sections; sections fails → 5/6
     expect((await run(markdownVerifier, { requiredSections: ["Summary"] }, good)).score).toBeCloseTo(5 / 6, 12);
     expect((await run(markdownVerifier, { checks: ["tables"] }, "# A\n### B")).score).toBe(1);

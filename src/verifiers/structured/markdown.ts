@@ -9,7 +9,10 @@ export type MarkdownCheck = (typeof MARKDOWN_CHECKS)[number];
 
 const options = z.strictObject({
   /** Checks to run (default all; `sections` only counts when `requiredSections` is set). */
-  checks: z.array(z.enum(MARKDOWN_CHECKS)).min(1).default([...MARKDOWN_CHECKS]),
+  checks: z
+    .array(z.enum(MARKDOWN_CHECKS))
+    .min(1)
+    .default([...MARKDOWN_CHECKS]),
   /** Headings that must be present (text compared case-insensitively, trimmed). */
   requiredSections: z.array(z.string().min(1)).default([]),
 });
@@ -51,7 +54,11 @@ export function tableCells(line: string): number {
  * - `sections`: every `requiredSections` heading is present.
  * Returns the checks run and the problems found.
  */
-export function checkMarkdown(md: MarkdownParser, text: string, o: MarkdownOptions): { checks: MarkdownCheck[]; problems: MarkdownProblem[] } {
+export function checkMarkdown(
+  md: MarkdownParser,
+  text: string,
+  o: MarkdownOptions,
+): { checks: MarkdownCheck[]; problems: MarkdownProblem[] } {
   const tokens = md.parse(text, {});
   const lines = text.split(/\r?\n/);
   const problems: MarkdownProblem[] = [];
@@ -65,10 +72,12 @@ export function checkMarkdown(md: MarkdownParser, text: string, o: MarkdownOptio
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const line = (t.map?.[0] ?? 0) + 1;
-    if ((t.type === "fence" || t.type === "code_block") && t.map) for (let l = t.map[0]; l < t.map[1]; l++) covered[l] = true;
+    if ((t.type === "fence" || t.type === "code_block") && t.map)
+      for (let l = t.map[0]; l < t.map[1]; l++) covered[l] = true;
     if (t.type === "heading_open") {
       const level = Number(t.tag.slice(1));
-      if (on.has("headings") && lastLevel > 0 && level > lastLevel + 1) problems.push({ check: "headings", line, message: `h${lastLevel} followed by h${level}` });
+      if (on.has("headings") && lastLevel > 0 && level > lastLevel + 1)
+        problems.push({ check: "headings", line, message: `h${lastLevel} followed by h${level}` });
       lastLevel = level;
       headings.push((tokens[i + 1]?.content ?? "").trim().toLowerCase());
     } else if (t.type === "ordered_list_open") listStack.push({ ordered: true, next: Number(t.attrGet("start") ?? 1) });
@@ -78,22 +87,30 @@ export function checkMarkdown(md: MarkdownParser, text: string, o: MarkdownOptio
       const top = listStack[listStack.length - 1];
       if (top?.ordered) {
         const n = Number(t.info);
-        if (on.has("lists") && n !== top.next) problems.push({ check: "lists", line, message: `item numbered ${n}, expected ${top.next}` });
+        if (on.has("lists") && n !== top.next)
+          problems.push({ check: "lists", line, message: `item numbered ${n}, expected ${top.next}` });
         top.next = n + 1;
       }
     } else if (t.type === "fence") {
       const end = t.map ? t.map[1] - 1 : -1;
       const closing = lines[end]?.trim() ?? "";
-      const closed = t.map !== null && end > t.map[0] && closing.startsWith(t.markup[0]!.repeat(t.markup.length)) && closing.replace(new RegExp(`^\\${t.markup[0]}+`), "").trim() === "";
-      if (on.has("fences-closed") && !closed) problems.push({ check: "fences-closed", line, message: "code fence not closed" });
-      if (on.has("fences-labelled") && t.info.trim() === "") problems.push({ check: "fences-labelled", line, message: "code fence without a language" });
+      const closed =
+        t.map !== null &&
+        end > t.map[0] &&
+        closing.startsWith(t.markup[0]!.repeat(t.markup.length)) &&
+        closing.replace(new RegExp(`^\\${t.markup[0]}+`), "").trim() === "";
+      if (on.has("fences-closed") && !closed)
+        problems.push({ check: "fences-closed", line, message: "code fence not closed" });
+      if (on.has("fences-labelled") && t.info.trim() === "")
+        problems.push({ check: "fences-labelled", line, message: "code fence without a language" });
     } else if (t.type === "table_open" && t.map) {
       const [from, to] = t.map;
       for (let l = from; l < to; l++) covered[l] = true;
       const want = tableCells(lines[from] ?? "");
       for (let l = from + 2; l < to; l++) {
         const got = tableCells(lines[l] ?? "");
-        if (on.has("tables") && got !== want) problems.push({ check: "tables", line: l + 1, message: `row has ${got} cells, header has ${want}` });
+        if (on.has("tables") && got !== want)
+          problems.push({ check: "tables", line: l + 1, message: `row has ${got} cells, header has ${want}` });
       }
     }
   }
@@ -103,10 +120,17 @@ export function checkMarkdown(md: MarkdownParser, text: string, o: MarkdownOptio
     if (on.has("lists") && /^\s{0,3}(?:[-+][A-Za-z]|\d{1,9}[.)][A-Za-z])/.test(l)) {
       problems.push({ check: "lists", line: idx + 1, message: "list marker without a following space" });
     }
-    if (on.has("tables") && /^\s*\|.*\|\s*$/.test(l)) problems.push({ check: "tables", line: idx + 1, message: "table row outside a well-formed table (missing delimiter row?)" });
+    if (on.has("tables") && /^\s*\|.*\|\s*$/.test(l))
+      problems.push({
+        check: "tables",
+        line: idx + 1,
+        message: "table row outside a well-formed table (missing delimiter row?)",
+      });
   });
   if (on.has("sections")) {
-    for (const s of o.requiredSections) if (!headings.includes(s.trim().toLowerCase())) problems.push({ check: "sections", line: 0, message: `missing section "${s}"` });
+    for (const s of o.requiredSections)
+      if (!headings.includes(s.trim().toLowerCase()))
+        problems.push({ check: "sections", line: 0, message: `missing section "${s}"` });
   }
   return { checks, problems };
 }
@@ -118,7 +142,8 @@ export function checkMarkdown(md: MarkdownParser, text: string, o: MarkdownOptio
  */
 export const markdownVerifier: VerifierDefinition<MarkdownOptions> = {
   type: "markdown",
-  summary: "share of Markdown structure checks passed (heading levels, lists, table columns, code fences, required sections)",
+  summary:
+    "share of Markdown structure checks passed (heading levels, lists, table columns, code fences, required sections)",
   options,
   isolation: "worker",
   defaultTimeoutMs: 5000,

@@ -12,7 +12,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { addUriSchemePlugin } from "@hyperjump/browser";
-import { hasSchema, registerSchema, setShouldValidateFormat, unregisterSchema, validate } from "@hyperjump/json-schema/draft-2020-12";
+import {
+  hasSchema,
+  registerSchema,
+  setShouldValidateFormat,
+  unregisterSchema,
+  validate,
+} from "@hyperjump/json-schema/draft-2020-12";
 import type { Validator } from "@hyperjump/json-schema/draft-2020-12";
 import "@hyperjump/json-schema/draft-2019-09";
 import "@hyperjump/json-schema/draft-07";
@@ -25,7 +31,9 @@ import type { EvaluationPlugin } from "@hyperjump/json-schema/experimental";
 /** A `$ref` (or `$schema`) that would need the network or the file system. */
 export class RefusedRefError extends Error {
   constructor(readonly uri: string) {
-    super(`reference to ${uri} refused: rewardkit never fetches schemas over the network or from files; embed it, or serve its folder with the \`remotes\` option`);
+    super(
+      `reference to ${uri} refused: rewardkit never fetches schemas over the network or from files; embed it, or serve its folder with the \`remotes\` option`,
+    );
     this.name = "RefusedRefError";
   }
 }
@@ -71,7 +79,9 @@ const localOnly = {
     const bare = uri.split("#")[0] ?? uri;
     const text = readRemote(bare);
     // Documents without `$schema` take the dialect of the schema being compiled (the suite's convention).
-    const response = new Response(text, { headers: { "Content-Type": `application/schema+json; schema="${activeDialect}"` } });
+    const response = new Response(text, {
+      headers: { "Content-Type": `application/schema+json; schema="${activeDialect}"` },
+    });
     Object.defineProperty(response, "url", { value: bare });
     return response;
   },
@@ -129,7 +139,14 @@ function serial<T>(f: () => Promise<T>): Promise<T> {
 class CountPlugin implements EvaluationPlugin {
   evaluated = 0;
   satisfied = 0;
-  afterKeyword(_node: unknown, _i: unknown, _c: unknown, valid: boolean, _s: unknown, keyword: { simpleApplicator?: boolean }): void {
+  afterKeyword(
+    _node: unknown,
+    _i: unknown,
+    _c: unknown,
+    valid: boolean,
+    _s: unknown,
+    keyword: { simpleApplicator?: boolean },
+  ): void {
     if (keyword.simpleApplicator) return;
     this.evaluated++;
     if (valid) this.satisfied++;
@@ -160,7 +177,10 @@ function aliasFileId(schema: unknown): unknown {
   if (schema && typeof schema === "object" && !Array.isArray(schema)) {
     const id = (schema as Record<string, unknown>).$id;
     if (typeof id === "string" && id.startsWith("file:")) {
-      return { ...(schema as Record<string, unknown>), $id: `https://file.rewardkit.invalid/${id.slice(5).replace(/^\/+/, "")}` };
+      return {
+        ...(schema as Record<string, unknown>),
+        $id: `https://file.rewardkit.invalid/${id.slice(5).replace(/^\/+/, "")}`,
+      };
     }
   }
   return schema;
@@ -210,10 +230,12 @@ export function compileSchema(schema: unknown, dialect: string, remotes: Remotes
           verdict.satisfied = counts.satisfied;
         }
         if (!out.valid && "errors" in out && out.errors) {
-          verdict.errors = (out.errors).slice(0, o.maxErrors).map((u) => ({
+          verdict.errors = out.errors.slice(0, o.maxErrors).map((u) => ({
             instancePath: u.instanceLocation.replace(/^#/, "") || "/",
             keyword: keywordName(u.keyword),
-            schemaPath: u.absoluteKeywordLocation.startsWith(prefix) ? u.absoluteKeywordLocation.slice(prefix.length) : u.absoluteKeywordLocation,
+            schemaPath: u.absoluteKeywordLocation.startsWith(prefix)
+              ? u.absoluteKeywordLocation.slice(prefix.length)
+              : u.absoluteKeywordLocation,
           }));
         }
         return verdict;

@@ -10,22 +10,47 @@ describe("tags (strict)", () => {
   it("malformed or mismatched tags earn nothing (verifiers #116, #207)", async () => {
     const p = async (c: string, o: object = {}) => (await run(tagsVerifier, o, c)).details?.problems;
     expect(await p("<think>a</think><answer>4</answr>")).toEqual(["unclosed:answer", "missing:answer", "outside_text"]);
-    expect(await p("<think>a</think><answer >4</answer>")).toEqual(["malformed_tag:<answer >", "unopened:answer", "missing:answer", "outside_text"]);
-    expect(await p("<think>a<answer>4</answer></think>")).toEqual(["nested:think/answer", "mismatched:think/answer", "unopened:think", "missing:think", "missing:answer", "outside_text"]);
-    expect(await p("<think>a</answer><answer>4</answer>")).toEqual(["mismatched:think/answer", "missing:think", "outside_text"]);
+    expect(await p("<think>a</think><answer >4</answer>")).toEqual([
+      "malformed_tag:<answer >",
+      "unopened:answer",
+      "missing:answer",
+      "outside_text",
+    ]);
+    expect(await p("<think>a<answer>4</answer></think>")).toEqual([
+      "nested:think/answer",
+      "mismatched:think/answer",
+      "unopened:think",
+      "missing:think",
+      "missing:answer",
+      "outside_text",
+    ]);
+    expect(await p("<think>a</answer><answer>4</answer>")).toEqual([
+      "mismatched:think/answer",
+      "missing:think",
+      "outside_text",
+    ]);
     expect(await p("<think>a</think><answer>4</answer><answer>5</answer>")).toEqual(["duplicate:answer"]);
     expect(await p("<answer>4</answer><think>a</think>")).toEqual(["order:think"]);
     expect(await p("<think>a</think>So: <answer>4</answer>")).toEqual(["outside_text"]);
     expect(await p("<think> </think><answer>4</answer>")).toEqual(["empty:think"]);
-    expect(await p("<Think>a</Think><answer>4</answer>")).toEqual(["malformed_tag:<Think>", "malformed_tag:</Think>", "missing:think", "outside_text"]);
+    expect(await p("<Think>a</Think><answer>4</answer>")).toEqual([
+      "malformed_tag:<Think>",
+      "malformed_tag:</Think>",
+      "missing:think",
+      "outside_text",
+    ]);
     expect((await run(tagsVerifier, {}, "<think>a</think><answer>4</answr>")).score).toBe(0);
   });
   it("optional fields, unordered, outside text allowed", async () => {
     const o = { fields: ["think", { name: "tool_call", required: false }, "answer"] };
     expect((await run(tagsVerifier, o, "<think>a</think><answer>4</answer>")).score).toBe(1);
-    expect((await run(tagsVerifier, o, '<think>a</think><tool_call>{"f":1}</tool_call><answer>4</answer>')).score).toBe(1);
+    expect((await run(tagsVerifier, o, '<think>a</think><tool_call>{"f":1}</tool_call><answer>4</answer>')).score).toBe(
+      1,
+    );
     expect((await run(tagsVerifier, { ordered: false }, "<answer>4</answer><think>a</think>")).score).toBe(1);
-    expect((await run(tagsVerifier, { allowOutside: true }, "Hi <think>a</think> so <answer>4</answer>")).score).toBe(1);
+    expect((await run(tagsVerifier, { allowOutside: true }, "Hi <think>a</think> so <answer>4</answer>")).score).toBe(
+      1,
+    );
   });
 });
 

@@ -84,7 +84,8 @@ export function analyzeTags(text: string, o: TagsOptions): TagsAnalysis {
     const n = seen.get(f.name) ?? 0;
     if (n > 1) problems.push(`duplicate:${f.name}`);
     if (n === 0 && f.required) problems.push(`missing:${f.name}`);
-    if (n >= 1 && f.required && o.nonEmpty && blocks.find((b) => b.name === f.name)!.content.trim() === "") problems.push(`empty:${f.name}`);
+    if (n >= 1 && f.required && o.nonEmpty && blocks.find((b) => b.name === f.name)!.content.trim() === "")
+      problems.push(`empty:${f.name}`);
   }
   if (o.ordered) {
     let last = -1;
@@ -117,11 +118,16 @@ export function analyzeTags(text: string, o: TagsOptions): TagsAnalysis {
  * field's closing tag. Example (fields think, answer): `"<think>a</think>\n<answer>4</answer>"` → 1;
  * `"<think>a</think> so <answer>4</answer>"` → 0.8 (spacing fails); `"The answer is 4"` → 0.
  */
-export function partialTagScore(text: string, o: TagsOptions, a: TagsAnalysis): { score: number; parts: Record<string, number> } {
+export function partialTagScore(
+  text: string,
+  o: TagsOptions,
+  a: TagsAnalysis,
+): { score: number; parts: Record<string, number> } {
   const names = o.fields.map((f) => (typeof f === "string" ? f : f.name));
   const present = names.filter((n) => a.blocks.some((b) => b.name === n)).length / names.length;
   let spacing = a.blocks.length > 0 ? 1 : 0;
-  for (let i = 1; i < a.blocks.length; i++) if (text.slice(a.blocks[i - 1]!.end, a.blocks[i]!.start).trim() !== "") spacing = 0;
+  for (let i = 1; i < a.blocks.length; i++)
+    if (text.slice(a.blocks[i - 1]!.end, a.blocks[i]!.start).trim() !== "") spacing = 0;
   const t = text.trim();
   const starts = t.startsWith(`<${names[0]}>`) ? 1 : 0;
   const ends = t.endsWith(`</${names[names.length - 1]}>`) ? 1 : 0;
@@ -138,7 +144,8 @@ export function partialTagScore(text: string, o: TagsOptions, a: TagsAnalysis): 
  */
 export const tagsVerifier: VerifierDefinition<TagsOptions> = {
   type: "tags",
-  summary: "1 if the completion is exactly the required <field>…</field> blocks, well-formed and in order (or the verifiers-style partial score)",
+  summary:
+    "1 if the completion is exactly the required <field>…</field> blocks, well-formed and in order (or the verifiers-style partial score)",
   options,
   isolation: "inline",
   defaultTimeoutMs: 1000,

@@ -21,8 +21,16 @@ export type BleuOptions = z.infer<typeof options>;
  * Example: `tokenize13a("It wasn't surprising.")` → `["It", "wasn't", "surprising", "."]`.
  */
 export function tokenize13a(line: string): string[] {
-  let s = line.replace(/<skipped>/g, "").replace(/-\n/g, "").replace(/\n/g, " ");
-  if (s.includes("&")) s = s.replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+  let s = line
+    .replace(/<skipped>/g, "")
+    .replace(/-\n/g, "")
+    .replace(/\n/g, " ");
+  if (s.includes("&"))
+    s = s
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, "&")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">");
   s = ` ${s} `
     .replace(/([{-~[-` -&(-+:-@/])/g, " $1 ")
     .replace(/([^0-9])([.,])/g, "$1 $2 ")
@@ -79,7 +87,11 @@ export function bleuStats(hyp: string[], refs: string[][], maxOrder: number): Bl
  * the k-th zero-match order gets precision `100 / (2ᵏ · total)`; `floor` — `100 · 0.1 / total`.
  * Published check (sacreBLEU README): the three-sentence corpus scores 48.53, precisions 82.4/50.0/45.5/37.5, BP 0.943.
  */
-export function bleuScore(s: BleuStats, smooth: "exp" | "floor" | "none", effectiveOrder: boolean): { score: number; precisions: number[]; bp: number } {
+export function bleuScore(
+  s: BleuStats,
+  smooth: "exp" | "floor" | "none",
+  effectiveOrder: boolean,
+): { score: number; precisions: number[]; bp: number } {
   const precisions: number[] = [];
   let logSum = 0;
   let order = 0;

@@ -5,14 +5,20 @@ import type { VerifierDefinition } from "../types.js";
 
 const options = z.strictObject({
   /** The option letters, in order (default `ABCDEFGHIJ`, MMLU-Pro's ten; `ABCD` for MMLU/GPQA). Upper-case. */
-  letters: z.string().regex(/^[A-Z]{2,26}$/, "upper-case letters, 2 to 26").default("ABCDEFGHIJ"),
+  letters: z
+    .string()
+    .regex(/^[A-Z]{2,26}$/, "upper-case letters, 2 to 26")
+    .default("ABCDEFGHIJ"),
   /**
    * The answer must follow the reasoning block `<thinkTag>…</thinkTag>`, as in `math`: only the text after the
    * last closing tag is read (a lone closing tag with nothing after it: the text before it); an answer left inside
    * the reasoning does not count, and a bare letter after it does (`<think>…B…</think>\nC` answers C).
    */
   answerAfterThink: z.boolean().default(true),
-  thinkTag: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,30}$/).default("think"),
+  thinkTag: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,30}$/)
+    .default("think"),
 });
 export type ChoiceOptions = z.infer<typeof options>;
 
@@ -31,7 +37,10 @@ function tiers(L: string): RegExp[] {
   return [
     new RegExp(String.raw`\\boxed\{\s*(?:\\text(?:bf)?\{\s*)?\(?([${L}])\)?\s*\}?\s*\}`, "g"),
     // cue words in either case; the letters upper-case only, so the article "a" is not option A
-    new RegExp(String.raw`(?:[Aa]nswer|[Oo]ption|[Cc]hoice)s?\s*(?:is|are|:|=)?\s*(?:is\s*)?:?\s*(${list})(?![A-Za-z])`, "g"),
+    new RegExp(
+      String.raw`(?:[Aa]nswer|[Oo]ption|[Cc]hoice)s?\s*(?:is|are|:|=)?\s*(?:is\s*)?:?\s*(${list})(?![A-Za-z])`,
+      "g",
+    ),
     new RegExp(String.raw`^\s*(?:\*\*|__)?\s*\(?([${L}])\)?\s*(?:\*\*|__)?(?:[.):]\s*[\s\S]*)?$`, "g"),
     // the whole completion is a list of options: "A or B", "A, B", "Both B and C", "AB" (several answers: 0)
     new RegExp(String.raw`^\s*(?:(?:[Bb]oth|[Ee]ither)\s+)?(${list}|[${L}]{2,${L.length}})\s*[.!]?\s*$`, "g"),
@@ -120,7 +129,8 @@ export const choiceVerifier: VerifierDefinition<ChoiceOptions> = {
       let ref: string | undefined;
       if (typeof reference === "number" && Number.isInteger(reference)) ref = o.letters[reference];
       else if (typeof reference === "string") ref = /^\s*\(?([A-Za-z])\)?\s*$/.exec(reference)?.[1]?.toUpperCase();
-      if (ref === undefined || !o.letters.includes(ref)) return unscorable("invalid_reference", { expected: `one of ${o.letters} or its 0-based index` });
+      if (ref === undefined || !o.letters.includes(ref))
+        return unscorable("invalid_reference", { expected: `one of ${o.letters} or its 0-based index` });
       const text = o.answerAfterThink ? afterThink(completion, o.thinkTag) : completion;
       if (text === null) return unscorable("no_answer", { think: "unclosed" });
       // NFKC: full-width letters and punctuation (`Ｂ`, `（B）`) read as their ASCII forms

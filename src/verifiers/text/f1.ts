@@ -17,7 +17,11 @@ export function squadNormalize(s: string): string {
   const lower = s.toLowerCase();
   let noPunct = "";
   for (const ch of lower) if (!PUNCT.has(ch)) noPunct += ch;
-  return noPunct.replace(/\b(a|an|the)\b/g, " ").split(/\s+/).filter(Boolean).join(" ");
+  return noPunct
+    .replace(/\b(a|an|the)\b/g, " ")
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(" ");
 }
 
 /**

@@ -20,7 +20,8 @@ export function lcsLength<T>(a: readonly T[], b: readonly T[]): number {
   let prev = new Array<number>(b.length + 1).fill(0);
   let cur = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
     [prev, cur] = [cur, prev];
   }
   return prev[b.length]!;
@@ -86,12 +87,18 @@ export function tokenSetRatio(a: string, b: string): number {
   return Math.max(inter.length ? ratio(i, c1) : 0, inter.length ? ratio(i, c2) : 0, ratio(c1, c2));
 }
 
-const METHODS = { ratio, "partial-ratio": partialRatio, "token-sort-ratio": tokenSortRatio, "token-set-ratio": tokenSetRatio } as const;
+const METHODS = {
+  ratio,
+  "partial-ratio": partialRatio,
+  "token-sort-ratio": tokenSortRatio,
+  "token-set-ratio": tokenSetRatio,
+} as const;
 
 /** `fuzzy`: rapidfuzz-style fuzzy similarity (OpenAI `text_similarity` `fuzzy_match` uses rapidfuzz) to the best reference. */
 export const fuzzyVerifier: VerifierDefinition<FuzzyOptions> = {
   type: "fuzzy",
-  summary: "rapidfuzz-style fuzzy similarity in [0, 1] (ratio, partial, token-sort, token-set) against the best reference",
+  summary:
+    "rapidfuzz-style fuzzy similarity in [0, 1] (ratio, partial, token-sort, token-set) against the best reference",
   options,
   isolation: "worker", // quadratic (partial-ratio: cubic) in the lengths
   defaultTimeoutMs: 5000,

@@ -31,7 +31,11 @@ export function normalizeText(s: string, o: TextNormalization): string {
 export function referenceStrings(reference: unknown): string[] | undefined | null {
   if (reference === undefined || reference === null || reference === "") return undefined;
   if (typeof reference === "string" || typeof reference === "number") return [String(reference)];
-  if (Array.isArray(reference) && reference.length > 0 && reference.every((r) => typeof r === "string" || typeof r === "number")) {
+  if (
+    Array.isArray(reference) &&
+    reference.length > 0 &&
+    reference.every((r) => typeof r === "string" || typeof r === "number")
+  ) {
     return reference.map(String);
   }
   return null;

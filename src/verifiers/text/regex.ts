@@ -8,7 +8,10 @@ const options = z.strictObject({
   /** JavaScript regular expression source. */
   pattern: z.string().min(1),
   /** RegExp flags (`i`, `m`, `s`, `u`); `g` and `y` are not allowed. */
-  flags: z.string().regex(/^[imsu]*$/, "flags may only contain i, m, s, u").default(""),
+  flags: z
+    .string()
+    .regex(/^[imsu]*$/, "flags may only contain i, m, s, u")
+    .default(""),
   /**
    * Without `capture`: 1 if the pattern matches anywhere. With `capture` (group number or name):
    * the group of the last match is compared to the reference after text normalization.
@@ -29,7 +32,11 @@ export const regexVerifier: VerifierDefinition<RegexOptions> = {
     try {
       new RegExp(o.pattern, o.flags);
     } catch (e) {
-      ctx.addIssue({ code: "custom", path: ["pattern"], message: `invalid regular expression: ${(e as Error).message}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["pattern"],
+        message: `invalid regular expression: ${(e as Error).message}`,
+      });
     }
   }),
   isolation: "worker",
@@ -47,7 +54,9 @@ export const regexVerifier: VerifierDefinition<RegexOptions> = {
       const got = typeof o.capture === "number" ? last[o.capture] : last.groups?.[o.capture];
       if (got === undefined) return unscorable("no_answer", { pattern: o.pattern, capture: o.capture });
       const g = normalizeText(got, o);
-      return refs.some((r) => normalizeText(r, o) === g) ? ok(1, undefined, { extracted: got }) : ok(0, "wrong_answer", { extracted: got });
+      return refs.some((r) => normalizeText(r, o) === g)
+        ? ok(1, undefined, { extracted: got })
+        : ok(0, "wrong_answer", { extracted: got });
     };
   },
 };

@@ -14,7 +14,11 @@ export type RougeOptions = z.infer<typeof options>;
  * `[a-z0-9]` becomes a separator. Example: `rougeTokens("The dog's log.")` → `["the", "dog", "s", "log"]`.
  */
 export function rougeTokens(s: string): string[] {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, " ").split(" ").filter(Boolean);
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .split(" ")
+    .filter(Boolean);
 }
 
 function ngramList(t: string[], n: number): string[] {
@@ -24,7 +28,11 @@ function ngramList(t: string[], n: number): string[] {
 }
 
 /** Precision, recall and F of ROUGE-N (clipped n-gram overlap) of `prediction` against `target`. */
-export function rougeN(prediction: string, target: string, n: number): { precision: number; recall: number; f: number } {
+export function rougeN(
+  prediction: string,
+  target: string,
+  n: number,
+): { precision: number; recall: number; f: number } {
   const p = ngramList(rougeTokens(prediction), n);
   const t = ngramList(rougeTokens(target), n);
   const o = overlap(p, t);
@@ -58,10 +66,15 @@ function rougeVerifier(variant: "1" | "2" | "3" | "4" | "5" | "l"): VerifierDefi
     create(o) {
       const m = o.measure;
       return ({ completion, reference }) =>
-        bestOver(reference, (r) => (variant === "l" ? rougeL(completion, r) : rougeN(completion, r, Number(variant)))[m]);
+        bestOver(
+          reference,
+          (r) => (variant === "l" ? rougeL(completion, r) : rougeN(completion, r, Number(variant)))[m],
+        );
     },
   };
 }
 
 /** `rouge-1` … `rouge-5` and `rouge-l`, OpenAI `text_similarity`'s ROUGE metrics. Multiple references: the best. */
-export const rougeVerifiers: VerifierDefinition<RougeOptions>[] = (["1", "2", "3", "4", "5", "l"] as const).map(rougeVerifier);
+export const rougeVerifiers: VerifierDefinition<RougeOptions>[] = (["1", "2", "3", "4", "5", "l"] as const).map(
+  rougeVerifier,
+);

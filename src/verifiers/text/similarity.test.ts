@@ -21,7 +21,11 @@ describe("f1 (SQuAD)", () => {
     expect(squadF1("a b c", "")).toBe(0);
   });
   it("verifier: best over references", async () => {
-    expect(await run(f1Verifier, {}, "Denver Broncos", ["Broncos", "Denver Broncos"])).toEqual({ score: 1, status: "ok", details: { reference: 1 } });
+    expect(await run(f1Verifier, {}, "Denver Broncos", ["Broncos", "Denver Broncos"])).toEqual({
+      score: 1,
+      status: "ok",
+      details: { reference: 1 },
+    });
     expect((await run(f1Verifier, {}, "x")).reason).toBe("no_reference");
     expect(await run(f1Verifier, {}, "Panthers", "Broncos")).toEqual({ score: 0, status: "ok", reason: "no_match" });
   });
@@ -53,15 +57,33 @@ describe("fuzzy (rapidfuzz)", () => {
     expect(tokenSetRatio("fuzzy was a bear", "fuzzy fuzzy was a bear")).toBe(1);
   });
   it("verifier picks the method", async () => {
-    expect((await run(fuzzyVerifier, { method: "token-sort-ratio" }, "wuzzy fuzzy was a bear", "fuzzy wuzzy was a bear")).score).toBe(1);
-    expect((await run(fuzzyVerifier, {}, "this is a test", "this is a test!")).score).toBeCloseTo(0.9655172413793104, 12);
+    expect(
+      (await run(fuzzyVerifier, { method: "token-sort-ratio" }, "wuzzy fuzzy was a bear", "fuzzy wuzzy was a bear"))
+        .score,
+    ).toBe(1);
+    expect((await run(fuzzyVerifier, {}, "this is a test", "this is a test!")).score).toBeCloseTo(
+      0.9655172413793104,
+      12,
+    );
   });
 });
 
 describe("bleu (sacreBLEU)", () => {
   it("13a tokenization", () => {
     expect(tokenize13a("It wasn't surprising.")).toEqual(["It", "wasn't", "surprising", "."]);
-    expect(tokenize13a("Costs $3.50, (roughly) 1-2 days")).toEqual(["Costs", "$", "3.50", ",", "(", "roughly", ")", "1", "-", "2", "days"]);
+    expect(tokenize13a("Costs $3.50, (roughly) 1-2 days")).toEqual([
+      "Costs",
+      "$",
+      "3.50",
+      ",",
+      "(",
+      "roughly",
+      ")",
+      "1",
+      "-",
+      "2",
+      "days",
+    ]);
   });
   it("reproduces the sacreBLEU README corpus example: BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943, hyp_len 17, ref_len 18)", () => {
     const sys = ["The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."];
@@ -71,7 +93,11 @@ describe("bleu (sacreBLEU)", () => {
     ];
     const total = { hypLen: 0, refLen: 0, matches: [0, 0, 0, 0], totals: [0, 0, 0, 0] };
     sys.forEach((h, i) => {
-      const s = bleuStats(tokenize13a(h), refs.map((r) => tokenize13a(r[i]!)), 4);
+      const s = bleuStats(
+        tokenize13a(h),
+        refs.map((r) => tokenize13a(r[i]!)),
+        4,
+      );
       total.hypLen += s.hypLen;
       total.refLen += s.refLen;
       s.matches.forEach((m, n) => (total.matches[n]! += m));
@@ -87,13 +113,22 @@ describe("bleu (sacreBLEU)", () => {
     expect((await run(bleuVerifier, {}, "the cat sat on the mat", "the cat sat on the mat")).score).toBeCloseTo(1, 12);
     // hyp "the cat sat on a mat" vs ref "the cat sat on the mat": 6 tokens each, BP 1;
     // matches 5/6, 3/5, 2/4, 1/3 → BLEU = (5/6 · 3/5 · 2/4 · 1/3)^(1/4) = (1/12)^(1/4)
-    expect((await run(bleuVerifier, {}, "the cat sat on a mat", "the cat sat on the mat")).score).toBeCloseTo(Math.pow(1 / 12, 0.25), 12);
+    expect((await run(bleuVerifier, {}, "the cat sat on a mat", "the cat sat on the mat")).score).toBeCloseTo(
+      Math.pow(1 / 12, 0.25),
+      12,
+    );
     // exp smoothing: hyp "cat mat" vs ref "the cat sat on the mat": 1-grams 2/2, 2-grams 0/1 → 100/(2·1) = 50 %;
     // effective order 2; BP = exp(1 − 6/2) → BLEU = exp(1−3) · sqrt(1 · 0.5)
-    expect((await run(bleuVerifier, {}, "cat mat", "the cat sat on the mat")).score).toBeCloseTo(Math.exp(-2) * Math.sqrt(0.5), 12);
+    expect((await run(bleuVerifier, {}, "cat mat", "the cat sat on the mat")).score).toBeCloseTo(
+      Math.exp(-2) * Math.sqrt(0.5),
+      12,
+    );
     // no match at all: sacreBLEU's exp smoothing still gives 1-gram precision 100/(2·1) = 50 %, BP = exp(1 − 2/1)
     expect((await run(bleuVerifier, {}, "dog", "the cat")).score).toBeCloseTo(0.5 * Math.exp(-1), 12);
-    expect(await run(bleuVerifier, { smooth: "none" }, "dog", "the cat")).toMatchObject({ score: 0, reason: "no_match" });
+    expect(await run(bleuVerifier, { smooth: "none" }, "dog", "the cat")).toMatchObject({
+      score: 0,
+      reason: "no_match",
+    });
   });
 });
 
@@ -101,8 +136,16 @@ describe("rouge (rouge-score)", () => {
   const target = "The quick brown fox jumps over the lazy dog";
   const prediction = "The quick brown dog jumps on the log.";
   it("reproduces rouge-score's example (RougeScorer(['rouge1', 'rougeL']).score(target, prediction), no stemmer)", () => {
-    expect(rougeN(prediction, target, 1)).toEqual({ precision: 0.75, recall: 6 / 9, f: expect.closeTo(0.7058823529411765, 12) });
-    expect(rougeL(prediction, target)).toEqual({ precision: 0.625, recall: 5 / 9, f: expect.closeTo(0.5882352941176471, 12) });
+    expect(rougeN(prediction, target, 1)).toEqual({
+      precision: 0.75,
+      recall: 6 / 9,
+      f: expect.closeTo(0.7058823529411765, 12),
+    });
+    expect(rougeL(prediction, target)).toEqual({
+      precision: 0.625,
+      recall: 5 / 9,
+      f: expect.closeTo(0.5882352941176471, 12),
+    });
   });
   it("bigrams, hand-computed; tokenizer", () => {
     // bigrams: pred 7, target 8; shared: "the quick", "quick brown" → P 2/7, R 2/8
@@ -110,7 +153,14 @@ describe("rouge (rouge-score)", () => {
     expect(rougeTokens("The dog's log.")).toEqual(["the", "dog", "s", "log"]);
   });
   it("rouge-1 … rouge-5, rouge-l verifiers", async () => {
-    expect(rougeVerifiers.map((v) => v.type)).toEqual(["rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-5", "rouge-l"]);
+    expect(rougeVerifiers.map((v) => v.type)).toEqual([
+      "rouge-1",
+      "rouge-2",
+      "rouge-3",
+      "rouge-4",
+      "rouge-5",
+      "rouge-l",
+    ]);
     const r1 = rougeVerifiers[0]!;
     const rl = rougeVerifiers[5]!;
     expect((await run(r1, {}, prediction, target)).score).toBeCloseTo(0.7058823529411765, 12);

@@ -68,7 +68,14 @@ interface TypeCheck extends CheckResult {
   isVariable: boolean;
 }
 
-function typeChecker(param: string, value: PyValue, possible: readonly PyValue[], desc: string, expected: string, nested: string | undefined): TypeCheck {
+function typeChecker(
+  param: string,
+  value: PyValue,
+  possible: readonly PyValue[],
+  desc: string,
+  expected: string,
+  nested: string | undefined,
+): TypeCheck {
   let result: TypeCheck = { valid: true, isVariable: false, errorType: "type_error:simple", error: [] };
   const pat = possibleAnswerType(possible);
   const isVariable = pat !== undefined && pat !== expected;
@@ -86,20 +93,33 @@ function typeChecker(param: string, value: PyValue, possible: readonly PyValue[]
       }
       if (flag) return { valid: true, isVariable };
     }
-    result = { valid: false, isVariable: false, errorType: "type_error:nested", error: [`Nested type checking failed for parameter ${pyRepr(param)}. Expected outer type ${desc} with inner type ${nested}.`] };
+    result = {
+      valid: false,
+      isVariable: false,
+      errorType: "type_error:nested",
+      error: [
+        `Nested type checking failed for parameter ${pyRepr(param)}. Expected outer type ${desc} with inner type ${nested}.`,
+      ],
+    };
   }
   if (pat !== undefined && pyType(value) === pat) return { ...result, isVariable: true };
   return {
     valid: false,
     isVariable: result.isVariable,
     errorType: "type_error:simple",
-    error: [...(result.error ?? []), `Incorrect type for parameter ${pyRepr(param)}. Expected type ${desc}, got ${pyType(value)}. Parameter value: ${pyRepr(value)}.`],
+    error: [
+      ...(result.error ?? []),
+      `Incorrect type for parameter ${pyRepr(param)}. Expected type ${desc}, got ${pyType(value)}. Parameter value: ${pyRepr(value)}.`,
+    ],
   };
 }
 
 /** BFCL `standardize_string`: drop spaces and `,./-_*^`, lowercase, `'` → `"`. */
 export function standardizeString(s: string): string {
-  return s.replace(/[ ,./\-_*^]/g, "").toLowerCase().replace(/'/g, '"');
+  return s
+    .replace(/[ ,./\-_*^]/g, "")
+    .toLowerCase()
+    .replace(/'/g, '"');
 }
 
 function std(v: PyValue): PyValue {
@@ -109,7 +129,15 @@ function std(v: PyValue): PyValue {
 function stringChecker(param: string, value: string, possible: readonly PyValue[]): CheckResult {
   const got = standardizeString(value);
   const ok = possible.some((p) => typeof p === "string" && standardizeString(p) === got);
-  return ok ? { valid: true } : { valid: false, errorType: "value_error:string", error: [`Invalid value for parameter ${pyRepr(param)}: ${pyRepr(value)}. Expected one of ${pyRepr([...possible])}. Case insensitive.`] };
+  return ok
+    ? { valid: true }
+    : {
+        valid: false,
+        errorType: "value_error:string",
+        error: [
+          `Invalid value for parameter ${pyRepr(param)}: ${pyRepr(value)}. Expected one of ${pyRepr([...possible])}. Case insensitive.`,
+        ],
+      };
 }
 
 /** An acceptable value iterated as Python would (`possible_answer[i][j]`): a string by characters. */
@@ -126,7 +154,15 @@ function listChecker(param: string, value: PyValue[], possible: readonly PyValue
     const items = itemsOf(p);
     return items !== undefined && pyIn(got, [items.map(std)]);
   });
-  return ok ? { valid: true } : { valid: false, errorType: "value_error:list/tuple", error: [`Invalid value for parameter ${pyRepr(param)}: ${pyRepr(value)}. Expected one of ${pyRepr([...possible])}.`] };
+  return ok
+    ? { valid: true }
+    : {
+        valid: false,
+        errorType: "value_error:list/tuple",
+        error: [
+          `Invalid value for parameter ${pyRepr(param)}: ${pyRepr(value)}. Expected one of ${pyRepr([...possible])}.`,
+        ],
+      };
 }
 
 function dictChecker(value: Map<string, PyValue>, possibleAnswers: readonly PyValue[]): CheckResult {
@@ -139,20 +175,32 @@ function dictChecker(value: Map<string, PyValue>, possibleAnswers: readonly PyVa
     for (const [key, v] of value) {
       const acceptable = pa.get(key);
       if (acceptable === undefined) {
-        result = { valid: false, errorType: "value_error:dict_key", error: [`Unexpected dict key parameter: '${key}'.`] };
+        result = {
+          valid: false,
+          errorType: "value_error:dict_key",
+          error: [`Unexpected dict key parameter: '${key}'.`],
+        };
         flag = false;
         break;
       }
       const list = itemsOf(acceptable) ?? [];
       if (!pyIn(std(v), list.map(std))) {
-        result = { valid: false, errorType: "value_error:dict_value", error: [`Invalid value for parameter ${pyRepr(key)}: ${pyRepr(v)}.`] };
+        result = {
+          valid: false,
+          errorType: "value_error:dict_value",
+          error: [`Invalid value for parameter ${pyRepr(key)}: ${pyRepr(v)}.`],
+        };
         flag = false;
         break;
       }
     }
     for (const [key, acceptable] of pa) {
       if (!value.has(key) && !pyIn("", itemsOf(acceptable) ?? [])) {
-        result = { valid: false, errorType: "value_error:dict_key", error: [...(result.error ?? []), `Missing dict key parameter: '${key}'.`] };
+        result = {
+          valid: false,
+          errorType: "value_error:dict_key",
+          error: [...(result.error ?? []), `Missing dict key parameter: '${key}'.`],
+        };
         flag = false;
         break;
       }
@@ -167,13 +215,20 @@ function listDictChecker(value: PyValue[], possibleAnswers: readonly PyValue[]):
   for (const pa of possibleAnswers) {
     const items = itemsOf(pa);
     if (!items || items.length !== value.length) {
-      result = { valid: false, errorType: "value_error:list_dict_count", error: ["Wrong number of dictionaries in the list."] };
+      result = {
+        valid: false,
+        errorType: "value_error:list_dict_count",
+        error: ["Wrong number of dictionaries in the list."],
+      };
       continue;
     }
     let flag = true;
     for (let i = 0; i < value.length; i++) {
       const v = value[i]!;
-      result = v instanceof Map ? dictChecker(v, [items[i]!]) : { valid: false, errorType: "value_error:dict_value", error: [] };
+      result =
+        v instanceof Map
+          ? dictChecker(v, [items[i]!])
+          : { valid: false, errorType: "value_error:dict_value", error: [] };
       if (!result.valid) {
         flag = false;
         break;
@@ -191,20 +246,31 @@ const fail = (errorType: string, message: string): CheckResult => ({ valid: fals
  * undefined: no tool schema known) the parameter list and required set come from the acceptable call, types are
  * not checked, and values are compared by their own type's rule.
  */
-export function checkCall(desc: FunctionDescription | undefined, call: ModelCall, possibleCall: PossibleCall, language: CallLanguage): CheckResult {
+export function checkCall(
+  desc: FunctionDescription | undefined,
+  call: ModelCall,
+  possibleCall: PossibleCall,
+  language: CallLanguage,
+): CheckResult {
   const [expectedName, possible] = [...possibleCall][0] ?? [];
   if (expectedName === undefined || possible === undefined) return fail("possible_answer:empty", "no acceptable call");
   const name = desc?.name ?? expectedName;
-  if (call.name !== name) return fail("simple_function_checker:wrong_func_name", `Function name ${pyRepr(name)} not found in model output.`);
+  if (call.name !== name)
+    return fail("simple_function_checker:wrong_func_name", `Function name ${pyRepr(name)} not found in model output.`);
   const details = desc?.parameters?.properties;
-  const required = desc ? (desc.parameters?.required ?? []) : [...possible].filter(([, v]) => !pyIn("", v)).map(([k]) => k);
-  for (const p of required) if (!call.arguments.has(p)) return fail("simple_function_checker:missing_required", `Missing required parameter: ${pyRepr(p)}.`);
+  const required = desc
+    ? (desc.parameters?.required ?? [])
+    : [...possible].filter(([, v]) => !pyIn("", v)).map(([k]) => k);
+  for (const p of required)
+    if (!call.arguments.has(p))
+      return fail("simple_function_checker:missing_required", `Missing required parameter: ${pyRepr(p)}.`);
 
   for (const [param, value0] of call.arguments) {
     let value = value0;
     const acceptable = possible.get(param);
     const pd = details ? (Object.hasOwn(details, param) ? details[param] : undefined) : {};
-    if (pd === undefined || acceptable === undefined) return fail("simple_function_checker:unexpected_param", `Unexpected parameter: ${pyRepr(param)}.`);
+    if (pd === undefined || acceptable === undefined)
+      return fail("simple_function_checker:unexpected_param", `Unexpected parameter: ${pyRepr(param)}.`);
     const desc0 = details ? (typeof pd.type === "string" ? pd.type : "any") : undefined;
     let expected: string | undefined;
     let nested: string | undefined;
@@ -214,7 +280,11 @@ export function checkCall(desc: FunctionDescription | undefined, call: ModelCall
         const table = language === "java" ? JAVA_TYPES : JS_TYPES;
         expected = table[desc0] ?? "str";
         if (table[desc0] !== undefined) {
-          if (typeof value !== "string") return fail(`type_error:${language === "java" ? "java" : "js"}`, `Incorrect type for parameter ${pyRepr(param)}. Expected type String, got ${pyType(value)}. Parameter value: ${pyRepr(value)}.`);
+          if (typeof value !== "string")
+            return fail(
+              `type_error:${language === "java" ? "java" : "js"}`,
+              `Incorrect type for parameter ${pyRepr(param)}. Expected type String, got ${pyType(value)}. Parameter value: ${pyRepr(value)}.`,
+            );
           const convert = language === "java" ? javaConvert : jsConvert;
           if (NESTED_CONVERSION.has(desc0) && nestedDesc !== undefined) {
             nested = table[nestedDesc];
@@ -252,22 +322,34 @@ export function checkCall(desc: FunctionDescription | undefined, call: ModelCall
       if (expected === "dict" && value instanceof Map) r = dictChecker(value, acceptable);
       else if (expected === "list" && nested === "dict" && Array.isArray(value)) r = listDictChecker(value, acceptable);
       else if (expected === "str" && typeof value === "string") r = stringChecker(param, value, acceptable);
-      else if (expected === "list" && (Array.isArray(value) || value instanceof PyTuple)) r = listChecker(param, Array.isArray(value) ? value : value.items, acceptable);
+      else if (expected === "list" && (Array.isArray(value) || value instanceof PyTuple))
+        r = listChecker(param, Array.isArray(value) ? value : value.items, acceptable);
       if (r !== undefined) {
         if (!r.valid) return r;
         continue;
       }
     }
-    if (!pyIn(value, acceptable)) return fail("value_error:others", `Invalid value for parameter ${pyRepr(param)}: ${pyRepr(value)}. Expected one of ${pyRepr([...acceptable])}.`);
+    if (!pyIn(value, acceptable))
+      return fail(
+        "value_error:others",
+        `Invalid value for parameter ${pyRepr(param)}: ${pyRepr(value)}. Expected one of ${pyRepr([...acceptable])}.`,
+      );
   }
   for (const [param, acceptable] of possible) {
-    if (!call.arguments.has(param) && !pyIn("", acceptable)) return fail("simple_function_checker:missing_optional", `Optional parameter ${pyRepr(param)} not provided and not marked as optional.`);
+    if (!call.arguments.has(param) && !pyIn("", acceptable))
+      return fail(
+        "simple_function_checker:missing_optional",
+        `Optional parameter ${pyRepr(param)} not provided and not marked as optional.`,
+      );
   }
   return { valid: true };
 }
 
 /** The description of `name` among the known functions (`undefined` when the rollout carries no tools). */
-function findDescription(functions: readonly FunctionDescription[] | undefined, name: string): FunctionDescription | undefined {
+function findDescription(
+  functions: readonly FunctionDescription[] | undefined,
+  name: string,
+): FunctionDescription | undefined {
   if (!functions) return undefined;
   return functions.find((f) => f.name === name) ?? { name, parameters: { properties: {}, required: [] } };
 }
@@ -284,8 +366,21 @@ export interface CallsResult extends CheckResult {
  * model call that passes {@link checkCall}. With no acceptable calls, the right answer is no call (BFCL's
  * irrelevance categories). `matched` is computed for every acceptable call so that partial credit can be given.
  */
-export function checkCalls(functions: readonly FunctionDescription[] | undefined, calls: readonly ModelCall[], possible: readonly PossibleCall[], language: CallLanguage): CallsResult {
-  if (possible.length === 0) return calls.length === 0 ? { valid: true, matched: [] } : { valid: false, errorType: "irrelevance_error:decoder_success", error: ["a call was made where none was expected"], matched: [] };
+export function checkCalls(
+  functions: readonly FunctionDescription[] | undefined,
+  calls: readonly ModelCall[],
+  possible: readonly PossibleCall[],
+  language: CallLanguage,
+): CallsResult {
+  if (possible.length === 0)
+    return calls.length === 0
+      ? { valid: true, matched: [] }
+      : {
+          valid: false,
+          errorType: "irrelevance_error:decoder_success",
+          error: ["a call was made where none was expected"],
+          matched: [],
+        };
   const matched: number[] = [];
   const used = new Set<number>();
   let first: CheckResult | undefined;
@@ -303,9 +398,23 @@ export function checkCalls(functions: readonly FunctionDescription[] | undefined
       }
     }
     if (hit >= 0) used.add(hit);
-    else first ??= { valid: false, errorType: possible.length > 1 ? "parallel_function_checker_no_order:cannot_find_match" : (last?.errorType ?? "wrong_count"), error: last?.error ?? [] };
+    else
+      first ??= {
+        valid: false,
+        errorType:
+          possible.length > 1
+            ? "parallel_function_checker_no_order:cannot_find_match"
+            : (last?.errorType ?? "wrong_count"),
+        error: last?.error ?? [],
+      };
     matched.push(hit);
   }
-  if (calls.length !== possible.length) return { valid: false, errorType: "wrong_count", error: [`Wrong number of functions: ${calls.length} calls, ${possible.length} expected.`], matched };
+  if (calls.length !== possible.length)
+    return {
+      valid: false,
+      errorType: "wrong_count",
+      error: [`Wrong number of functions: ${calls.length} calls, ${possible.length} expected.`],
+      matched,
+    };
   return first ? { ...first, matched } : { valid: true, matched };
 }

@@ -13,7 +13,12 @@ export interface DecodedCalls {
 }
 
 function argsOf(raw: unknown): Map<string, PyValue> {
-  const v = typeof raw === "string" ? (raw.trim() === "" ? new Map<string, PyValue>() : parseJsonValue(raw)) : fromJson(raw ?? {});
+  const v =
+    typeof raw === "string"
+      ? raw.trim() === ""
+        ? new Map<string, PyValue>()
+        : parseJsonValue(raw)
+      : fromJson(raw ?? {});
   if (!(v instanceof Map)) throw new Error("arguments are not a JSON object");
   return v;
 }
@@ -28,7 +33,11 @@ interface MessageLike {
 /** OpenAI `tool_calls` (and the older `function_call`) of one assistant message; `undefined` when it has none. */
 export function messageCalls(m: MessageLike): ModelCall[] | undefined {
   const out: ModelCall[] = [];
-  const list = Array.isArray(m.tool_calls) ? (m.tool_calls as unknown[]) : m.function_call ? [{ function: m.function_call }] : undefined;
+  const list = Array.isArray(m.tool_calls)
+    ? (m.tool_calls as unknown[])
+    : m.function_call
+      ? [{ function: m.function_call }]
+      : undefined;
   if (!list || list.length === 0) return undefined;
   for (const tc of list) {
     const fn = (tc as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
@@ -70,7 +79,10 @@ const FENCE = /^```[a-zA-Z]*\n([\s\S]*?)\n?```$/;
  * call — prose around a call does not count, as in BFCL's decoders.
  */
 export function textCalls(text0: string): DecodedCalls {
-  const text = text0.replace(THINK, "").replace(/^[\s\S]*<\/think>/, "").trim();
+  const text = text0
+    .replace(THINK, "")
+    .replace(/^[\s\S]*<\/think>/, "")
+    .trim();
   if (text === "") return { calls: [], form: "none" };
   const tags = [...text.matchAll(/<tool_call>([\s\S]*?)<\/tool_call>/g)];
   if (tags.length > 0) {
@@ -78,7 +90,8 @@ export function textCalls(text0: string): DecodedCalls {
       const calls: ModelCall[] = [];
       for (const t of tags) {
         const c = jsonCalls(parseJsonValue(t[1]!.trim()));
-        if (!c) return { calls: [], form: "tool_call_tags", error: "a <tool_call> block is not a {name, arguments} object" };
+        if (!c)
+          return { calls: [], form: "tool_call_tags", error: "a <tool_call> block is not a {name, arguments} object" };
         calls.push(...c);
       }
       return { calls, form: "tool_call_tags" };
@@ -97,7 +110,13 @@ export function textCalls(text0: string): DecodedCalls {
   }
   try {
     const calls = parsePythonCalls(body);
-    return { calls: calls.map((c) => ({ name: c.name, arguments: c.positional > 0 ? new Map([...c.arguments, ["*args", `${c.positional} positional`]]) : c.arguments })), form: "python" };
+    return {
+      calls: calls.map((c) => ({
+        name: c.name,
+        arguments: c.positional > 0 ? new Map([...c.arguments, ["*args", `${c.positional} positional`]]) : c.arguments,
+      })),
+      form: "python",
+    };
   } catch {
     return { calls: [], form: "none" };
   }

@@ -85,7 +85,8 @@ function parseHashMap(input: string): PyValue {
   const m = /new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}/s.exec(input);
   if (m) {
     const out = new Map<string, PyValue>();
-    if (m[1]!.trim()) for (const p of m[1]!.matchAll(/put\("(.*?)",\s*(.*?)\)/g)) out.set(p[1]!, javaValue(p[2]!.trim()));
+    if (m[1]!.trim())
+      for (const p of m[1]!.matchAll(/put\("(.*?)",\s*(.*?)\)/g)) out.set(p[1]!, javaValue(p[2]!.trim()));
     return out;
   }
   if (/new\s+HashMap<.*?>\s*\(\)/.test(input)) return new Map();

@@ -26,7 +26,9 @@ class Unsupported extends Error {}
 export function jsConvert(value: string, type: string, nested?: string): PyValue {
   switch (type) {
     case "String":
-      return (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")) ? value.slice(1, -1) : value;
+      return (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))
+        ? value.slice(1, -1)
+        : value;
     case "integer":
       return /^-?\d+$/.test(value) ? BigInt(value) : value;
     case "float":

@@ -47,9 +47,15 @@ export function pyEq(a: PyValue, b: PyValue): boolean {
   }
   if (a === null || b === null) return a === b;
   if (typeof a === "string" || typeof b === "string") return a === b;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEq(x, b[i]!));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEq(x, b[i]!));
   if (a instanceof PyTuple || b instanceof PyTuple) {
-    return a instanceof PyTuple && b instanceof PyTuple && a.items.length === b.items.length && a.items.every((x, i) => pyEq(x, b.items[i]!));
+    return (
+      a instanceof PyTuple &&
+      b instanceof PyTuple &&
+      a.items.length === b.items.length &&
+      a.items.every((x, i) => pyEq(x, b.items[i]!))
+    );
   }
   const ma = a as Map<string, PyValue>;
   const mb = b as Map<string, PyValue>;
@@ -82,7 +88,8 @@ export function fromJson(v: unknown): PyValue {
 
 /** Back to plain JSON data (for JSON Schema validation and reports); ints beyond 2^53 become strings. */
 export function toJson(v: PyValue): unknown {
-  if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (typeof v === "bigint")
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   if (Array.isArray(v)) return v.map(toJson);
   if (v instanceof PyTuple) return v.items.map(toJson);
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, toJson(x)]));

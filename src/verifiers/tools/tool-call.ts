@@ -26,7 +26,9 @@ function descriptions(tools: unknown): FunctionDescription[] | undefined {
   if (!Array.isArray(tools)) return undefined;
   const out: FunctionDescription[] = [];
   for (const t of tools) {
-    const f = (t && typeof t === "object" && "function" in t ? (t as { function: unknown }).function : t) as FunctionDescription | null;
+    const f = (
+      t && typeof t === "object" && "function" in t ? (t as { function: unknown }).function : t
+    ) as FunctionDescription | null;
     if (f && typeof f === "object" && typeof f.name === "string") out.push(f);
   }
   return out;
@@ -103,7 +105,10 @@ export const toolCallVerifier: VerifierDefinition<ToolCallOptions> = {
     return ({ reference, rollout }) => {
       if (reference === undefined || reference === null) return unscorable("no_reference");
       const possible = possibleCalls(reference);
-      if (!possible) return unscorable("invalid_reference", { expected: 'BFCL possible answers: [{"<function>": {"<param>": [values]}}], [] for no call' });
+      if (!possible)
+        return unscorable("invalid_reference", {
+          expected: 'BFCL possible answers: [{"<function>": {"<param>": [values]}}], [] for no call',
+        });
       const tools = rollout[o.toolsField];
       const fns = descriptions(typeof tools === "string" ? safeJson(tools) : tools);
       const decoded = completionCalls(rollout.completion);
@@ -115,12 +120,20 @@ export const toolCallVerifier: VerifierDefinition<ToolCallOptions> = {
           const f = fns.find((x) => x.name === c.name);
           const v = f?.parameters ? validator(f.parameters) : null;
           if (v && !v(toJson(c.arguments))) {
-            return ok(0, "schema_violation", { ...base, call: c.name, schemaErrors: (v.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`) });
+            return ok(0, "schema_violation", {
+              ...base,
+              call: c.name,
+              schemaErrors: (v.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`),
+            });
           }
         }
       }
       const r = checkCalls(fns, calls, possible, o.language);
-      const details = { ...base, ...(r.valid ? {} : { errorType: r.errorType, error: r.error?.slice(0, 3) }), matched: r.matched };
+      const details = {
+        ...base,
+        ...(r.valid ? {} : { errorType: r.errorType, error: r.error?.slice(0, 3) }),
+        matched: r.matched,
+      };
       if (o.score === "partial" && possible.length > 0) {
         const hits = r.matched.filter((m) => m >= 0).length;
         const s = hits / Math.max(possible.length, calls.length);
@@ -138,4 +151,3 @@ function safeJson(s: string): unknown {
     return undefined;
   }
 }
-

@@ -12,14 +12,34 @@ const tools = [
     type: "function",
     function: {
       name: "calculate_triangle_area",
-      parameters: { type: "object", properties: { base: { type: "integer" }, height: { type: "integer" }, unit: { type: "string" } }, required: ["base", "height"] },
+      parameters: {
+        type: "object",
+        properties: { base: { type: "integer" }, height: { type: "integer" }, unit: { type: "string" } },
+        required: ["base", "height"],
+      },
     },
   },
 ];
 const reference = [{ calculate_triangle_area: { base: [10], height: [5], unit: ["units", ""] } }];
-const call = (name: string, args: unknown) => [{ role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) } }] }];
+const call = (name: string, args: unknown) => [
+  {
+    role: "assistant",
+    content: "",
+    tool_calls: [
+      {
+        id: "c1",
+        type: "function",
+        function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
+      },
+    ],
+  },
+];
 const verify = toolCallVerifier.create(toolCallVerifier.options.parse({}));
-async function score(completion: unknown, ref: unknown = reference, extra: Partial<Rollout> = {}): Promise<number | null> {
+async function score(
+  completion: unknown,
+  ref: unknown = reference,
+  extra: Partial<Rollout> = {},
+): Promise<number | null> {
   const rollout = { id: "r", group: "g", completion, reference: ref, tools, ...extra } as Rollout;
   return (await verify({ completion: "", reference: ref, rollout })).score;
 }
@@ -29,7 +49,11 @@ describe("tool-call (BFCL AST rules)", () => {
     expect(await score(call("calculate_triangle_area", { base: 10, height: 5 }))).toBe(1);
     expect(await score(call("calculate_triangle_area", { base: 10, height: 5, unit: "Units" }))).toBe(1); // strings case-insensitive
     expect(await score("[calculate_triangle_area(base=10, height=5)]")).toBe(1);
-    expect(await score('<tool_call>\n{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}\n</tool_call>')).toBe(1);
+    expect(
+      await score(
+        '<tool_call>\n{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}\n</tool_call>',
+      ),
+    ).toBe(1);
     expect(await score('{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}')).toBe(1);
     expect(await score(JSON.stringify(reference), JSON.stringify(reference))).toBe(0); // the reference pasted back is no call
   });
@@ -39,7 +63,9 @@ describe("tool-call (BFCL AST rules)", () => {
     expect(await score(call("calculate_triangle_area", '{"base": 10.0, "height": 5}'))).toBe(0); // float where int is declared
     expect(await score(call("calculate_triangle_area", { base: 10 }))).toBe(0); // missing required
     expect(await score(call("calculate_triangle_area", { base: 10, height: 5, color: "red" }))).toBe(0); // unknown param
-    expect(await score("[calculate_triangle_area(base=10, height=5), calculate_triangle_area(base=10, height=5)]")).toBe(0);
+    expect(
+      await score("[calculate_triangle_area(base=10, height=5), calculate_triangle_area(base=10, height=5)]"),
+    ).toBe(0);
     expect(await score("[calculate_triangle_area(10, 5)]")).toBe(0); // positional arguments
   });
   it("does not pay a call hidden in reasoning or wrapped in prose", async () => {
@@ -52,10 +78,16 @@ describe("tool-call (BFCL AST rules)", () => {
   });
   it("parallel calls match in any order; partial credit counts extra calls against", async () => {
     const ref = [{ f: { x: [1] } }, { f: { x: [2] } }];
-    const fTools = [{ name: "f", parameters: { type: "object", properties: { x: { type: "integer" } }, required: ["x"] } }];
+    const fTools = [
+      { name: "f", parameters: { type: "object", properties: { x: { type: "integer" } }, required: ["x"] } },
+    ];
     expect(await score("[f(x=2), f(x=1)]", ref, { tools: fTools })).toBe(1);
     const partial = toolCallVerifier.create(toolCallVerifier.options.parse({ score: "partial" }));
-    const r = await partial({ completion: "", reference: ref, rollout: { id: "r", group: "g", completion: "[f(x=2), f(x=3), f(x=4)]", tools: fTools } });
+    const r = await partial({
+      completion: "",
+      reference: ref,
+      rollout: { id: "r", group: "g", completion: "[f(x=2), f(x=3), f(x=4)]", tools: fTools },
+    });
     expect(r.score).toBeCloseTo(1 / 3, 12);
   });
   it("int float promotion and nested element types follow Python", () => {
@@ -78,14 +110,33 @@ describe("tool-call (BFCL AST rules)", () => {
 describe("trajectory (tau-bench actions)", () => {
   const gold = [{ name: "cancel_reservation", kwargs: { reservation_id: "X1" } }];
   const msg = (calls: Array<[string, object]>) => [
-    { role: "assistant", content: null, tool_calls: calls.map(([name, args]) => ({ function: { name, arguments: JSON.stringify(args) } })) },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: calls.map(([name, args]) => ({ function: { name, arguments: JSON.stringify(args) } })),
+    },
   ];
   const v = trajectoryVerifier.create(trajectoryVerifier.options.parse({ ignoreTools: ["get_reservation_details"] }));
-  const run = async (completion: unknown) => (await v({ completion: "", reference: gold, rollout: { id: "t", group: "g", completion } as Rollout })).score;
+  const run = async (completion: unknown) =>
+    (await v({ completion: "", reference: gold, rollout: { id: "t", group: "g", completion } as Rollout })).score;
   it("matches state-changing calls as a multiset, ignoring read-only tools", async () => {
-    expect(await run(msg([["get_reservation_details", { reservation_id: "X1" }], ["cancel_reservation", { reservation_id: "X1" }]]))).toBe(1);
+    expect(
+      await run(
+        msg([
+          ["get_reservation_details", { reservation_id: "X1" }],
+          ["cancel_reservation", { reservation_id: "X1" }],
+        ]),
+      ),
+    ).toBe(1);
     expect(await run(msg([["cancel_reservation", { reservation_id: "Y9" }]]))).toBe(0);
-    expect(await run(msg([["cancel_reservation", { reservation_id: "X1" }], ["cancel_reservation", { reservation_id: "X1" }]]))).toBe(0);
+    expect(
+      await run(
+        msg([
+          ["cancel_reservation", { reservation_id: "X1" }],
+          ["cancel_reservation", { reservation_id: "X1" }],
+        ]),
+      ),
+    ).toBe(0);
     expect(await run(msg([]))).toBe(0);
   });
 });

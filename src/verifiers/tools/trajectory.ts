@@ -56,7 +56,13 @@ export function trajectoryActions(messages: readonly unknown[]): { actions: Acti
           args = { __undecodable__: fn.arguments };
         }
       }
-      actions.push({ name: fn.name, kwargs: args && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : { __value__: args } });
+      actions.push({
+        name: fn.name,
+        kwargs:
+          args && typeof args === "object" && !Array.isArray(args)
+            ? (args as Record<string, unknown>)
+            : { __value__: args },
+      });
     }
   }
   return { actions, undecodable };
@@ -107,7 +113,8 @@ export const trajectoryVerifier: VerifierDefinition<TrajectoryOptions> = {
       if (reference === undefined || reference === null) return unscorable("no_reference");
       const gold0 = goldActions(reference);
       if (!gold0) return unscorable("invalid_reference", { expected: "[{name, kwargs}] gold actions" });
-      if (!Array.isArray(rollout.completion)) return unscorable("invalid_reference", { expected: "a completion of chat messages with tool_calls" });
+      if (!Array.isArray(rollout.completion))
+        return unscorable("invalid_reference", { expected: "a completion of chat messages with tool_calls" });
       const { actions, undecodable } = trajectoryActions(rollout.completion);
       const made = actions.filter((a) => !ignore.has(a.name));
       const gold = gold0.filter((a) => !ignore.has(a.name));
@@ -119,7 +126,9 @@ export const trajectoryVerifier: VerifierDefinition<TrajectoryOptions> = {
         const g = gold.map(actionKey);
         const m = made.map(actionKey);
         const dp = Array.from({ length: g.length + 1 }, () => new Array<number>(m.length + 1).fill(0));
-        for (let i = 1; i <= g.length; i++) for (let j = 1; j <= m.length; j++) dp[i]![j] = g[i - 1] === m[j - 1] ? dp[i - 1]![j - 1]! + 1 : Math.max(dp[i - 1]![j]!, dp[i]![j - 1]!);
+        for (let i = 1; i <= g.length; i++)
+          for (let j = 1; j <= m.length; j++)
+            dp[i]![j] = g[i - 1] === m[j - 1] ? dp[i - 1]![j - 1]! + 1 : Math.max(dp[i - 1]![j]!, dp[i]![j - 1]!);
         matched = dp[g.length]![m.length]!;
         const exact = matched === g.length && g.length === m.length;
         extra = exact ? [] : made;
@@ -146,8 +155,22 @@ export const trajectoryVerifier: VerifierDefinition<TrajectoryOptions> = {
         });
       }
       const all = missing.length === 0 && extra.length === 0;
-      const details = { gold: gold.length, made: made.length, matched, ...(missing.length ? { missing: missing.slice(0, 5) } : {}), ...(extra.length ? { extra: extra.slice(0, 5) } : {}), ...(undecodable ? { undecodable } : {}) };
-      const s = o.score === "share" ? (gold.length === 0 && made.length === 0 ? 1 : matched / Math.max(gold.length, made.length)) : all ? 1 : 0;
+      const details = {
+        gold: gold.length,
+        made: made.length,
+        matched,
+        ...(missing.length ? { missing: missing.slice(0, 5) } : {}),
+        ...(extra.length ? { extra: extra.slice(0, 5) } : {}),
+        ...(undecodable ? { undecodable } : {}),
+      };
+      const s =
+        o.score === "share"
+          ? gold.length === 0 && made.length === 0
+            ? 1
+            : matched / Math.max(gold.length, made.length)
+          : all
+            ? 1
+            : 0;
       return s === 1 && all ? ok(1, undefined, details) : ok(s, "wrong_answer", details);
     };
   },
