@@ -1,7 +1,5 @@
-import { UserError } from "../../core/errors.js";
 import { ok, unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
-import { ModelClient } from "../../client/client.js";
 import type { VerifierDefinition, VerifyFn } from "../types.js";
 import { chatUrl, extractChat } from "./chat.js";
 import type { JudgeChoice } from "./chat.js";
@@ -9,7 +7,7 @@ import { GroupCollector } from "./listwise.js";
 import { masterKey } from "./guard.js";
 import { logprobScore } from "./logprobs.js";
 import type { LogprobSettings } from "./logprobs.js";
-import { judgeOptions } from "./options.js";
+import { judgeOptions, modelClientFor } from "./options.js";
 import type { JudgeOptions } from "./options.js";
 import { compileParser } from "./parse.js";
 import type { Parser } from "./parse.js";
@@ -175,21 +173,7 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
   create(o) {
     const parser = compileParser(o.parse ?? "ranking");
     const labels = typeof o.parse === "object" && "labels" in o.parse ? o.parse.labels : undefined;
-    const apiKey = o.apiKeyEnv !== undefined ? process.env[o.apiKeyEnv] : undefined;
-    if (o.apiKeyEnv !== undefined && !apiKey)
-      throw new UserError(`judge: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
-    const client = new ModelClient({
-      concurrency: o.concurrency,
-      ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
-      ...(o.tpm !== undefined ? { tpm: o.tpm } : {}),
-      requestTimeoutMs: o.requestTimeoutMs,
-      maxRetries: o.maxRetries,
-      backoffMs: o.backoffMs,
-      maxBackoffMs: o.maxBackoffMs,
-      ...(apiKey ? { apiKey } : {}),
-      ...(o.price ? { price: o.price } : {}),
-      cacheSize: o.cache ? o.cacheSize : 0,
-    });
+    const client = modelClientFor("judge", o, o.cache ? o.cacheSize : 0);
     const url = chatUrl(o.baseUrl);
     const lpTokens = typeof o.logprobs === "object" ? o.logprobs.tokens : undefined;
     const lp: LogprobSettings | undefined =

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { ModelClient } from "../../client/client.js";
+import { UserError } from "../../core/errors.js";
 import { compileParser, parseOption } from "./parse.js";
 import { templateVariables, unknownVariable } from "./template.js";
 
@@ -34,6 +36,34 @@ export const clientOptions = {
   /** Responses held in the cache (default 50 000). */
   cacheSize: z.number().int().min(0).default(50_000),
 };
+
+/** The client limits of {@link clientOptions}, parsed. */
+export type ClientLimits = z.output<z.ZodObject<typeof clientOptions>>;
+
+/**
+ * The HTTP model client of a `judge` or `reward-model` component: its limits, retries, price and API key (read from
+ * the environment variable `apiKeyEnv`, never from the spec).
+ * @param type the component type, for the error message.
+ * @param cacheSize responses cached by the client (0: none).
+ * @throws UserError when `apiKeyEnv` names a variable that is not set.
+ */
+export function modelClientFor(type: string, o: ClientLimits, cacheSize: number): ModelClient {
+  const apiKey = o.apiKeyEnv !== undefined ? process.env[o.apiKeyEnv] : undefined;
+  if (o.apiKeyEnv !== undefined && !apiKey)
+    throw new UserError(`${type}: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
+  return new ModelClient({
+    concurrency: o.concurrency,
+    ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
+    ...(o.tpm !== undefined ? { tpm: o.tpm } : {}),
+    requestTimeoutMs: o.requestTimeoutMs,
+    maxRetries: o.maxRetries,
+    backoffMs: o.backoffMs,
+    maxBackoffMs: o.maxBackoffMs,
+    ...(apiKey ? { apiKey } : {}),
+    ...(o.price ? { price: o.price } : {}),
+    cacheSize,
+  });
+}
 
 const base = z.strictObject({
   /** OpenAI-compatible API root (`http://127.0.0.1:8000/v1`); `/chat/completions` is appended unless present. */

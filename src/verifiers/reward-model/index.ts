@@ -1,13 +1,11 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ModelClient } from "../../client/client.js";
 import { BoundedCache } from "../../core/cache.js";
-import { UserError } from "../../core/errors.js";
 import { ok, unscorable } from "../../core/types.js";
 import type { ComponentResult } from "../../core/types.js";
 import { completionText } from "../../core/completion.js";
 import type { VerifierDefinition, VerifyFn } from "../types.js";
-import { clientOptions } from "../judge/options.js";
+import { clientOptions, modelClientFor } from "../judge/options.js";
 import { asText, promptText, render, templateVariables, unknownVariable } from "../judge/template.js";
 import { RM_API_NAMES, RM_APIS } from "./apis.js";
 import type { RmItem } from "./apis.js";
@@ -109,21 +107,7 @@ export const rewardModelVerifier: VerifierDefinition<RewardModelOptions> = {
   cacheable: false, // the per-rollout cache below is keyed by what is sent
   create(o) {
     const api = RM_APIS[o.api]!;
-    const apiKey = o.apiKeyEnv !== undefined ? process.env[o.apiKeyEnv] : undefined;
-    if (o.apiKeyEnv !== undefined && !apiKey)
-      throw new UserError(`reward-model: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
-    const client = new ModelClient({
-      concurrency: o.concurrency,
-      ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
-      ...(o.tpm !== undefined ? { tpm: o.tpm } : {}),
-      requestTimeoutMs: o.requestTimeoutMs,
-      maxRetries: o.maxRetries,
-      backoffMs: o.backoffMs,
-      maxBackoffMs: o.maxBackoffMs,
-      ...(apiKey ? { apiKey } : {}),
-      ...(o.price ? { price: o.price } : {}),
-      cacheSize: 0, // batches differ run to run: rollouts are cached one by one instead
-    });
+    const client = modelClientFor("reward-model", o, 0); // batches differ run to run: rollouts are cached one by one instead
     const url = o.baseUrl.replace(/\/+$/, "") + api.path;
     const template =
       o.template ?? (o.api === "vllm-score" || o.api === "tei-rerank" ? "{{completion}}" : "{{prompt}}{{completion}}");
