@@ -1,3 +1,5 @@
+import { JAVASCRIPT_WIRE } from "./javascript-wire.js";
+
 /**
  * The JavaScript test runner for `assert` references (`node -e`, trusted): runs the reference's test code in a
  * `node:vm` context where the entry point is a proxy; each call goes through the judge to the program's process
@@ -6,36 +8,8 @@
 export const JAVASCRIPT_CHECK = String.raw`"use strict";
 // rewardkit JavaScript test runner (trusted): runs a reference's test code; the entry point is a proxy whose
 // calls go through the judge to the program's own process. Requests on fd 4, replies on fd 3.
-const fs = require("fs");
-const vm = require("vm");
+${JAVASCRIPT_WIRE}const vm = require("vm");
 const { createRequire } = require("module");
-const IN = 3, OUT = 4;
-let buf = Buffer.alloc(0);
-function recv() {
-  for (;;) {
-    const i = buf.indexOf(10);
-    if (i >= 0) {
-      const line = buf.subarray(0, i).toString("utf8");
-      buf = buf.subarray(i + 1);
-      return JSON.parse(line);
-    }
-    const chunk = Buffer.alloc(1 << 20);
-    let n;
-    try {
-      n = fs.readSync(IN, chunk, 0, chunk.length, null);
-    } catch (e) {
-      if (e.code === "EAGAIN") continue;
-      throw e;
-    }
-    if (n === 0) return null;
-    buf = Buffer.concat([buf, chunk.subarray(0, n)]);
-  }
-}
-function send(obj) {
-  const b = Buffer.from(JSON.stringify(obj) + "\n", "utf8");
-  let off = 0;
-  while (off < b.length) off += fs.writeSync(OUT, b, off);
-}
 const init = recv();
 const testMs = init.testMs;
 // Wall-clock backstop only: the judge limits the program's CPU time per call.

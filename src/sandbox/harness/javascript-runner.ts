@@ -1,3 +1,5 @@
+import { JAVASCRIPT_WIRE } from "./javascript-wire.js";
+
 /**
  * The JavaScript worker (`node -e`, started by the judge on descriptors 3 and 4): loads the program in a `node:vm`
  * context (per-call timeouts stop synchronous loops) and answers the judge's calls with tagged JSON values. It is
@@ -7,37 +9,8 @@ export const JAVASCRIPT_RUNNER = String.raw`"use strict";
 // rewardkit JavaScript worker: the program's own process (untrusted once the program runs). It reads requests
 // from fd 3 and writes replies to fd 4 (newline-delimited JSON), and never holds a test's expected output: the
 // judge compares.
-const fs = require("fs");
-const vm = require("vm");
+${JAVASCRIPT_WIRE}const vm = require("vm");
 const { createRequire } = require("module");
-const IN = 3, OUT = 4;
-let buf = Buffer.alloc(0);
-function recv() {
-  for (;;) {
-    const i = buf.indexOf(10);
-    if (i >= 0) {
-      const line = buf.subarray(0, i).toString("utf8");
-      buf = buf.subarray(i + 1);
-      return JSON.parse(line);
-    }
-    const chunk = Buffer.alloc(1 << 20);
-    let n;
-    try {
-      n = fs.readSync(IN, chunk, 0, chunk.length, null);
-    } catch (e) {
-      if (e.code === "EAGAIN") continue;
-      if (e.code === "EOF") return null;
-      throw e;
-    }
-    if (n === 0) return null;
-    buf = Buffer.concat([buf, chunk.subarray(0, n)]);
-  }
-}
-function send(obj) {
-  const b = Buffer.from(JSON.stringify(obj) + "\n", "utf8");
-  let off = 0;
-  while (off < b.length) off += fs.writeSync(OUT, b, off);
-}
 const kind = (v) => Object.prototype.toString.call(v);
 function enc(v, depth) {
   if (depth > 400) throw new Error("a value nested deeper than 400");
