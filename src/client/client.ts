@@ -3,6 +3,8 @@ import { BoundedCache } from "../core/cache.js";
 import { createAgents, postOnce } from "./http.js";
 import type { Agents } from "./http.js";
 import { AbortedError, Limiter } from "./limiter.js";
+import { FleetLimiter } from "./fleet-limiter.js";
+import { sharedBudgets } from "./budgets.js";
 import { backoffDelay, sleep } from "./retry.js";
 import type { BackoffOptions } from "./retry.js";
 import type { CallUsage, ClientOptions, Extracted } from "./types.js";
@@ -35,7 +37,7 @@ export interface CallOptions<T> {
  * replaced by `***` (a server that echoes the header cannot leak it into outputs or logs).
  */
 export class ModelClient {
-  private readonly limiter: Limiter;
+  private readonly limiter: Limiter | FleetLimiter;
   private readonly cache: BoundedCache<unknown>;
   private readonly pending = new Map<string, Promise<CallResult<unknown>>>();
   private readonly headers: Record<string, string>;
@@ -53,15 +55,34 @@ export class ModelClient {
   };
 
   constructor(private readonly o: ClientOptions) {
-    this.limiter = new Limiter({
+    const limits = {
       concurrency: o.concurrency,
       ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
       ...(o.tpm !== undefined ? { tpm: o.tpm } : {}),
-    });
+    };
+    const fleet = sharedBudgets();
+    this.limiter = fleet ? new FleetLimiter(fleet, this.budgetKey(), limits, o.requestTimeoutMs + 5_000) : new Limiter(limits);
     this.cache = new BoundedCache<unknown>(o.cacheSize);
     this.headers = { ...(o.headers ?? {}), ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) };
     this.backoff = { baseMs: o.backoffMs ?? 500, maxMs: o.maxBackoffMs ?? 30_000 };
     this.agents = createAgents(o.concurrency);
+  }
+
+  /**
+   * The fleet budget's key: a digest of the endpoint (API root and model), its credentials, extra headers and limits
+   * (a provider's limits are per key and model), never the key itself.
+   */
+  private budgetKey(): string {
+    return createHash("sha256")
+      .update(this.o.endpoint ?? "")
+      .update("\u0000")
+      .update(this.o.apiKey ?? "")
+      .update("\u0000")
+      .update(JSON.stringify(this.o.headers ?? {}))
+      .update("\u0000")
+      .update(JSON.stringify([this.o.rpm ?? null, this.o.tpm ?? null, this.o.concurrency]))
+      .digest("base64url")
+      .slice(0, 22);
   }
 
   /** Counters since the client was made (a copy; cost in the `price` currency, rounded to 1e-6). */

@@ -22,6 +22,12 @@ export interface ClientOptions {
   price?: { input: number; output: number };
   /** Cached responses held (0: no cache). */
   cacheSize: number;
+  /**
+   * What identifies the endpoint's budget across a fleet (the API root and model; default: none, the credentials and
+   * limits alone). Clients of one endpoint in every replica share `rpm`, `tpm` and `concurrency` when the server has a
+   * store ({@link shareBudgets}).
+   */
+  endpoint?: string;
 }
 
 /** Token counts a response reports (`usage.prompt_tokens`, `usage.completion_tokens`). */

@@ -46,12 +46,10 @@ export function createRoutedScorer(routed: RoutedSpec, options: ScorerOptions = 
     routed,
     scorers,
     stats() {
-      const s = { cacheHits: 0, cacheMisses: 0, cacheSize: 0 };
+      const s: ScorerStats = { cacheHits: 0, cacheMisses: 0, cacheSize: 0, sharedHits: 0, sharedMisses: 0 };
       for (const x of scorers.values()) {
         const t = x.stats();
-        s.cacheHits += t.cacheHits;
-        s.cacheMisses += t.cacheMisses;
-        s.cacheSize += t.cacheSize;
+        for (const k of Object.keys(s) as (keyof ScorerStats)[]) s[k] += t[k];
       }
       return s;
     },

@@ -15,6 +15,10 @@ import { VerifierPool } from "./pool.js";
 import type { StepOptions } from "./pool.js";
 import { runInline } from "./inline.js";
 import { getPath } from "../io/fields.js";
+import { SharedVerdicts } from "./shared-verdicts.js";
+import type { DEFAULT_VERDICT_TTL_MS } from "./shared-verdicts.js";
+import type { StoreGuard } from "../store/guard.js";
+import { FleetSchedules } from "../schedule/fleet.js";
 
 /** One rollout's verdicts: component results in spec order, and the aggregated reward. */
 export interface RolloutScore {
@@ -33,6 +37,14 @@ export interface ScorerOptions {
   concurrency?: number;
   /** Result-cache capacity in component verdicts (default 100 000; 0 disables the cache). */
   cacheSize?: number;
+  /**
+   * The fleet's shared store (`rewardkit serve --store`): a second verdict-cache tier behind the in-process one, for
+   * the components worth a store round trip (those that run in the worker pool or time themselves: math CAS, code
+   * sandbox, …), and the performance schedules' fleet-wide state ({@link FleetSchedules}).
+   */
+  store?: StoreGuard;
+  /** How long a verdict stays in the shared store, ms (default {@link DEFAULT_VERDICT_TTL_MS}, 24 h). */
+  storeTtlMs?: number;
 }
 
 /** Counters of a scorer, for summaries and `/metrics`. */
@@ -40,6 +52,10 @@ export interface ScorerStats {
   cacheHits: number;
   cacheMisses: number;
   cacheSize: number;
+  /** Verdicts found in the shared store after a local miss (0 without one). */
+  sharedHits: number;
+  /** Shared-store lookups that found nothing. */
+  sharedMisses: number;
 }
 
 /** Scores rollouts against a compiled spec. Holds a worker pool: call `close()` when done. */
@@ -99,12 +115,21 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   const pool = workerComponents.length > 0 ? new VerifierPool(workerComponents, threads) : undefined;
   const cached = spec.components.map((c) => c.definition.cacheable !== false && cache.capacity > 0);
   const anyCached = cached.some(Boolean); // else no rollout needs its cache key hashed
+  const shared = options.store ? new SharedVerdicts(options.store, options.storeTtlMs) : undefined;
+  // a store round trip pays off for work in the pool or a sandbox, not for a regex on this thread
+  const sharedFor = spec.components.map(
+    (c, i) => shared !== undefined && cached[i]! && (c.definition.isolation === "worker" || c.definition.selfTimed === true),
+  );
   const runtime = spec.schedules.length > 0 ? new ScheduleRuntime(spec) : undefined;
-  // Per component with scheduled options: instances by options key, each with a short id for verdict-cache keys.
-  // `fn` is set for inline verifiers and for options that fail validation; worker verifiers run in the pool.
-  const stepped = spec.components.map(() => new BoundedCache<{ id: number; fn?: VerifyFn }>(64));
-  let nextId = 0;
+  const fleet = runtime?.stateful && options.store ? new FleetSchedules(options.store, spec.hash) : undefined;
+  if (fleet) runtime!.share(fleet);
+  // Per component with scheduled options: instances by options key, each with a digest of its options for
+  // verdict-cache keys (the same in every replica). `fn` is set for inline verifiers and for options that fail
+  // validation; worker verifiers run in the pool.
+  const stepped = spec.components.map(() => new BoundedCache<{ id: string; fn?: VerifyFn }>(64));
   const staged = stagedComponents(spec);
+  let sharedHits = 0;
+  let sharedMisses = 0;
 
   /** The verdicts and reward of a rollout, its group-stage components scored as a group of one. */
   function finish(input: VerifierInput, results: ComponentResult[], values?: ResolvedValues): RolloutScore {
@@ -124,7 +149,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   }
 
   /** The instance of component i for options at a step; a failure to build it is a `worker_error` verdict. */
-  function instance(i: number, so: StepOptions): { id: number; fn?: VerifyFn } {
+  function instance(i: number, so: StepOptions): { id: string; fn?: VerifyFn } {
     let inst = stepped[i]!.get(so.key);
     if (!inst) {
       const def = spec.components[i]!.definition;
@@ -136,7 +161,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
         const error = `scheduled options are invalid: ${(e as Error).message}`;
         fn = () => unscorable("worker_error", { error });
       }
-      inst = { id: nextId++, fn };
+      inst = { id: createHash("sha1").update(so.key).digest("base64").slice(0, 16), fn };
       stepped[i]!.set(so.key, inst);
     }
     return inst;
@@ -158,13 +183,25 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     if (key !== undefined) {
       const hit = cache.get(key);
       if (hit) return hit;
+      if (sharedFor[i]) {
+        const far = await shared!.get(`${spec.hash}:${key}`);
+        if (far) sharedHits++;
+        else sharedMisses++;
+        if (far) {
+          cache.set(key, far);
+          return far;
+        }
+      }
     }
     const fn = inst ? inst.fn : inline.get(i);
     const c = spec.components[i]!;
     const r = fn
       ? await runInline(fn, input, c.timeoutMs, c.definition.selfTimed === true, c.definition.abortable === true)
       : await pool!.run(i, input, c.timeoutMs, so);
-    if (key !== undefined && !transient(r)) cache.set(key, r);
+    if (key !== undefined && !transient(r)) {
+      cache.set(key, r);
+      if (sharedFor[i]) shared!.set(`${spec.hash}:${key}`, r);
+    }
     return r;
   }
 
@@ -218,7 +255,13 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
         throw new ScheduleStateError("the state holds performance schedules, but this spec has none");
     },
     stats() {
-      return { cacheHits: cache.hits, cacheMisses: cache.misses, cacheSize: cache.size };
+      return {
+        cacheHits: cache.hits,
+        cacheMisses: cache.misses,
+        cacheSize: cache.size,
+        sharedHits,
+        sharedMisses,
+      };
     },
     usage() {
       const out: Record<string, CallUsage> = {};
@@ -240,6 +283,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       return out;
     },
     async close() {
+      fleet?.close();
       await pool?.close();
     },
   };

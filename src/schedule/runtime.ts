@@ -4,6 +4,7 @@ import type { ScheduleSpec } from "./types.js";
 import { PerformanceTracker } from "./performance.js";
 import type { PerformanceOptions, PerformanceState } from "./performance.js";
 import type { ScheduledOption } from "./types.js";
+import type { FleetSchedules } from "./fleet.js";
 
 /** Every scheduled value of a spec at one step. Arrays are in component order. */
 export interface ResolvedValues {
@@ -38,6 +39,9 @@ interface Pending {
   seq: number;
   passes: boolean[];
 }
+
+/** The fleet-wide part of a {@link ScheduleState}: trackers and frontier (results pending sit in the store). */
+export type SharedScheduleState = Omit<ScheduleState, "pending">;
 
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
@@ -77,6 +81,9 @@ export class ScheduleRuntime {
   private pending: Pending[] = [];
   private readonly inflight = new Map<number, number>();
   private waiters: Array<{ step: number; wake: () => void }> = [];
+  private fleet: FleetSchedules | undefined;
+  /** Per step, the fleet advance in progress (one per replica and step, however many rollouts wait for it). */
+  private readonly advancing = new Map<number, Promise<void>>();
 
   constructor(private readonly spec: ScheduleSpec) {
     this.base = {
@@ -140,11 +147,36 @@ export class ScheduleRuntime {
   async begin(step: number): Promise<{ seq: number; values: ResolvedValues }> {
     const seq = this.seq++;
     this.inflight.set(step, (this.inflight.get(step) ?? 0) + 1);
+    if (this.fleet) await this.fleet.enter(step);
     if (step > this.frontier) {
       while (this.lowestInflight() < step) await new Promise<void>((wake) => this.waiters.push({ step, wake }));
-      if (step > this.frontier) this.seal(step);
+      if (step > this.frontier) {
+        if (this.fleet) await this.advanceFleet(step);
+        else this.seal(step);
+      }
     }
     return { seq, values: this.resolve(step) };
+  }
+
+  /**
+   * Shares the performance schedules with a fleet of replicas through a store ({@link FleetSchedules}): results go
+   * to the store, and a step is sealed once for the whole fleet from the union of every replica's results.
+   */
+  share(fleet: FleetSchedules): void {
+    if (this.stateful) this.fleet = fleet;
+  }
+
+  private advanceFleet(step: number): Promise<void> {
+    let p = this.advancing.get(step);
+    if (!p) {
+      const fleet = this.fleet!;
+      p = fleet.advance(step, this).then((ok) => {
+        this.advancing.delete(step);
+        if (!ok && step > this.frontier) this.seal(step); // the store failed: seal from this replica's own results
+      });
+      this.advancing.set(step, p);
+    }
+    return p;
   }
 
   /** Finishes a rollout started with {@link begin}: records its pass/fail for each performance schedule. */
@@ -155,8 +187,9 @@ export class ScheduleRuntime {
         const s = results[i]?.score;
         return s !== null && s !== undefined && s >= values.thresholds[i]!;
       });
-      this.pending.push({ step: values.step, seq, passes });
-    }
+      if (this.fleet) this.fleet.leave(values.step, passes, () => this.pending.push({ step: values.step, seq, passes }));
+      else this.pending.push({ step: values.step, seq, passes });
+    } else if (this.fleet) this.fleet.leave(values.step, undefined, () => {});
     const n = (this.inflight.get(values.step) ?? 1) - 1;
     if (n <= 0) this.inflight.delete(values.step);
     else this.inflight.set(values.step, n);
@@ -169,10 +202,18 @@ export class ScheduleRuntime {
   }
 
   private seal(step: number): void {
-    this.frontier = step;
     const now = this.pending.filter((p) => p.step < step).sort((a, b) => a.step - b.step || a.seq - b.seq);
-    if (now.length === 0) return;
     this.pending = this.pending.filter((p) => p.step >= step);
+    this.sealWith(step, now);
+  }
+
+  /**
+   * Seals `step` with `results` (in the order they enter the windows: by step, then arrival): applies each
+   * performance rule once and sets the frontier. The fleet calls it under its lock with every replica's results.
+   */
+  sealWith(step: number, now: ReadonlyArray<{ passes: readonly boolean[] }>): void {
+    this.frontier = Math.max(this.frontier, step);
+    if (now.length === 0) return;
     let moved = false;
     this.trackers.forEach(({ tracker }, k) => {
       if (
@@ -184,6 +225,27 @@ export class ScheduleRuntime {
         moved = true;
     });
     if (moved) this.cache.clear();
+  }
+
+  /** The trackers and frontier, for the fleet's store (results pending are kept there, not here). */
+  sharedSnapshot(): SharedScheduleState {
+    const { pending: _, ...rest } = this.snapshot();
+    return rest;
+  }
+
+  /** Takes the fleet's trackers and frontier (what another replica sealed); this replica's own pending results stay. */
+  loadShared(state: SharedScheduleState): void {
+    for (const { schedule, tracker } of this.trackers) {
+      const s = state.schedules[schedule.path];
+      if (s) tracker.restore(s);
+    }
+    this.frontier = Math.max(this.frontier, state.frontier);
+    this.cache.clear();
+  }
+
+  /** The number of performance schedules (the length of every `passes` array). */
+  get trackedCount(): number {
+    return this.trackers.length;
   }
 
   /** The performance schedules' state as JSON-ready data. Take it when no rollout is in flight. */

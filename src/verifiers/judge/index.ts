@@ -173,7 +173,7 @@ export const judgeVerifier: VerifierDefinition<JudgeOptions> = {
   create(o) {
     const parser = compileParser(o.parse ?? "ranking");
     const labels = typeof o.parse === "object" && "labels" in o.parse ? o.parse.labels : undefined;
-    const client = modelClientFor("judge", o, o.cache ? o.cacheSize : 0);
+    const client = modelClientFor("judge", o, o.cache ? o.cacheSize : 0, `${o.baseUrl} ${o.model}`);
     const url = chatUrl(o.baseUrl);
     const lpTokens = typeof o.logprobs === "object" ? o.logprobs.tokens : undefined;
     const lp: LogprobSettings | undefined =

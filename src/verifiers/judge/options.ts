@@ -45,9 +45,11 @@ export type ClientLimits = z.output<z.ZodObject<typeof clientOptions>>;
  * the environment variable `apiKeyEnv`, never from the spec).
  * @param type the component type, for the error message.
  * @param cacheSize responses cached by the client (0: none).
+ * @param endpoint what the endpoint's budget is shared by across a fleet (`rewardkit serve --store`): the API root
+ *   and model.
  * @throws UserError when `apiKeyEnv` names a variable that is not set.
  */
-export function modelClientFor(type: string, o: ClientLimits, cacheSize: number): ModelClient {
+export function modelClientFor(type: string, o: ClientLimits, cacheSize: number, endpoint: string): ModelClient {
   const apiKey = o.apiKeyEnv !== undefined ? process.env[o.apiKeyEnv] : undefined;
   if (o.apiKeyEnv !== undefined && !apiKey)
     throw new UserError(`${type}: the environment variable ${o.apiKeyEnv} (apiKeyEnv) is not set`);
@@ -62,6 +64,7 @@ export function modelClientFor(type: string, o: ClientLimits, cacheSize: number)
     ...(apiKey ? { apiKey } : {}),
     ...(o.price ? { price: o.price } : {}),
     cacheSize,
+    endpoint,
   });
 }
 

@@ -107,7 +107,7 @@ export const rewardModelVerifier: VerifierDefinition<RewardModelOptions> = {
   cacheable: false, // the per-rollout cache below is keyed by what is sent
   create(o) {
     const api = RM_APIS[o.api]!;
-    const client = modelClientFor("reward-model", o, 0); // batches differ run to run: rollouts are cached one by one instead
+    const client = modelClientFor("reward-model", o, 0, `${o.baseUrl} ${o.model}`); // batches differ run to run: rollouts are cached one by one instead
     const url = o.baseUrl.replace(/\/+$/, "") + api.path;
     const template =
       o.template ?? (o.api === "vllm-score" || o.api === "tei-rerank" ? "{{completion}}" : "{{prompt}}{{completion}}");

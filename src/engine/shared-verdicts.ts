@@ -1,0 +1,38 @@
+import type { ComponentResult } from "../core/types.js";
+import type { StoreGuard } from "../store/guard.js";
+
+/** How long a verdict stays in the shared store by default, ms (24 h: a training run's steps revisit prompts). */
+export const DEFAULT_VERDICT_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * The verdict cache shared by a fleet of replicas, second tier behind each scorer's in-process cache: same key as
+ * the local cache (component, completion, reference, declared fields, scheduled options) behind the spec's hash
+ * (the scorer puts it in front: one instance serves every route of a routed spec), each verdict a JSON value expiring `ttlMs` after it was written. Lookups and writes go through a
+ * {@link StoreGuard}: when the store fails, a lookup is a miss and a write is dropped (the replica scores locally).
+ */
+export class SharedVerdicts {
+  private readonly prefix = "v:";
+
+  constructor(
+    private readonly guard: StoreGuard,
+    private readonly ttlMs = DEFAULT_VERDICT_TTL_MS,
+  ) {}
+
+  /** The verdict stored under `key`, or undefined (absent, unreadable, or the store failed). */
+  async get(key: string): Promise<ComponentResult | undefined> {
+    const [v] = await this.guard.attempt("cache_get", (s) => s.getMany([this.prefix + key]), () => [undefined]);
+    if (v !== undefined) {
+      try {
+        return JSON.parse(v) as ComponentResult;
+      } catch {
+        // a value written by something else: a miss
+      }
+    }
+    return undefined;
+  }
+
+  /** Stores a verdict (not awaited by scoring: a slow store never delays a reward). */
+  set(key: string, r: ComponentResult): void {
+    void this.guard.attempt("cache_set", (s) => s.set(this.prefix + key, JSON.stringify(r), this.ttlMs), () => undefined);
+  }
+}
