@@ -22,6 +22,12 @@ export interface Rollout {
   reference?: unknown;
   /** Training step (default 0), used by schedules. */
   step?: number;
+  /**
+   * How many rollouts the group has in all, when the sender knows (a positive integer). A server that scores a
+   * group-level component refuses the rollouts of a group that arrives with fewer (a partial group) instead of
+   * computing a different reward from part of it.
+   */
+  group_size?: number;
   labels?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   /** Token log-probs of the reference answer, for likelihood rewards. */

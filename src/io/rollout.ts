@@ -102,6 +102,12 @@ export function toRollout(
       return { problem: { field: src("step"), message: "expected a non-negative integer" } };
     rollout.step = step;
   }
+  const groupSize = get("group_size");
+  if (groupSize !== undefined && groupSize !== null) {
+    if (typeof groupSize !== "number" || !Number.isInteger(groupSize) || groupSize < 1)
+      return { problem: { field: src("group_size"), message: "expected a positive integer" } };
+    rollout.group_size = groupSize;
+  }
   const lp = rollout.reference_logprobs;
   if (lp !== undefined && !(Array.isArray(lp) && lp.every((x) => typeof x === "number")))
     return { problem: { field: src("reference_logprobs"), message: "expected an array of numbers" } };

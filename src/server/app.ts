@@ -7,9 +7,9 @@ import { advantagesHandler, scoreHandler, specHandler } from "./native.js";
 import { getRewardHandler } from "./openrlhf.js";
 
 /** Routes with their own latency series; anything else is labelled `other` (bounded label cardinality). */
-const ROUTES = new Set(["/v1/score", "/v1/advantages", "/v1/spec", "/get_reward", "/healthz", "/metrics"]);
+const ROUTES = new Set(["/v1/score", "/v1/advantages", "/v1/spec", "/get_reward", "/healthz", "/readyz", "/metrics"]);
 /** Routes that answer while draining (so orchestrators can watch the shutdown). */
-const DURING_DRAIN = new Set(["/healthz", "/metrics"]);
+const DURING_DRAIN = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /** Is `path` one of the routes (else it is labelled `other`)? */
 export function routeLabel(path: string): string {
@@ -49,7 +49,7 @@ export function createApp(ctx: ServerContext): Hono {
       });
     return next();
   });
-  if (ctx.options.token !== undefined) app.use("*", bearerAuth(ctx.options.token, new Set(["/healthz"])));
+  if (ctx.options.token !== undefined) app.use("*", bearerAuth(ctx.options.token, new Set(["/healthz", "/readyz"])));
   app.use("*", jsonBodyOnly());
   app.use("*", bodyAdmission(ctx.bodies, ctx.options.maxBodyBytes));
 
@@ -59,6 +59,15 @@ export function createApp(ctx: ServerContext): Hono {
       ctx.draining ? 503 : 200,
     ),
   );
+  // readiness (load balancers, Kubernetes readinessProbe): 503 from SIGTERM on, while /healthz (liveness) stays 200
+  // until draining; the store's state is reported, not judged: a degraded replica still scores (on local state)
+  app.get("/readyz", (c) => {
+    const ready = ctx.ready && !ctx.draining;
+    const store = ctx.store
+      ? { store: { address: ctx.store.store.description, up: !ctx.store.health.degraded } }
+      : {};
+    return c.json({ status: ready ? "ready" : "shutting_down", ...store }, ready ? 200 : 503);
+  });
   app.get("/metrics", (c) =>
     c.body(m.registry.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
   );
@@ -72,7 +81,7 @@ export function createApp(ctx: ServerContext): Hono {
       c,
       404,
       "not_found",
-      `no route ${c.req.method} ${c.req.path}; see GET /v1/spec, POST /v1/score, POST /v1/advantages, POST /get_reward, GET /healthz, GET /metrics`,
+      `no route ${c.req.method} ${c.req.path}; see GET /v1/spec, POST /v1/score, POST /v1/advantages, POST /get_reward, GET /healthz, GET /readyz, GET /metrics`,
     ),
   );
   app.onError((e, c) => {

@@ -6,6 +6,9 @@ import { Counter, Gauge, Histogram, Registry } from "./metrics.js";
 import type { ServerOptions } from "./options.js";
 import type { RoutedScorer } from "../engine/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
+import { Idempotency } from "./idempotency.js";
+import { StoreGuard } from "../store/guard.js";
+import { MemoryStore } from "../store/memory.js";
 
 /** What a routed server holds: the routed spec and, per route, a context whose `spec` and `scorer` are the route's. */
 export interface RoutedServing {
@@ -25,6 +28,12 @@ export interface ServerContext {
   metrics: ServerMetrics;
   /** Set on SIGTERM: new work is refused with 503 while in-flight work finishes. */
   draining: boolean;
+  /** Cleared on SIGTERM (before draining, for `shutdownDelayMs`): `/readyz` answers 503 so balancers stop sending. */
+  ready: boolean;
+  /** The fleet's shared store (`--store`), through its guard; undefined for a server on its own. */
+  store?: StoreGuard;
+  /** Answers of requests that carry `X-Rewardkit-Request-Id` (in the store when there is one). */
+  records: Idempotency;
   /** Set once the "scheduled spec, request without a step" warning has been written (it is written once). */
   stepWarned?: boolean;
   /** A routed spec's routes (src/server/routes.ts); `spec` is then the routed spec's envelope (name, hash). */
@@ -48,7 +57,14 @@ export interface ServerMetrics {
 /** Latency buckets, seconds: 1 ms … 60 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission, bodies: BodyBudget): ServerMetrics {
+function createMetrics(
+  spec: CompiledSpec,
+  scorer: Scorer,
+  admission: Admission,
+  bodies: BodyBudget,
+  records: Idempotency,
+  store: StoreGuard | undefined,
+): ServerMetrics {
   const registry = new Registry();
   const m: ServerMetrics = {
     registry,
@@ -115,10 +131,63 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission,
     new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity),
   );
   registry.add(
-    new Gauge("rewardkit_cache_hits_total", "Verdict cache hits.", () => scorer.stats().cacheHits, "counter"),
+    new Gauge("rewardkit_cache_hits_total", "Verdict cache hits in this process.", () => scorer.stats().cacheHits, "counter"),
   );
   registry.add(
-    new Gauge("rewardkit_cache_misses_total", "Verdict cache misses.", () => scorer.stats().cacheMisses, "counter"),
+    new Gauge("rewardkit_cache_misses_total", "Verdict cache misses in this process.", () => scorer.stats().cacheMisses, "counter"),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_store_cache_hits_total",
+      "Verdicts found in the shared store after a miss in this process (0 without --store).",
+      () => scorer.stats().sharedHits,
+      "counter",
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_store_cache_misses_total",
+      "Shared-store verdict lookups that found nothing (0 without --store).",
+      () => scorer.stats().sharedMisses,
+      "counter",
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_requests_replayed_total",
+      "Requests with X-Rewardkit-Request-Id answered from their record (a retry), not scored again.",
+      () => records.replays,
+      "counter",
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_requests_joined_total",
+      "Requests with X-Rewardkit-Request-Id that arrived while the same request was being scored, and waited for its answer.",
+      () => records.joins,
+      "counter",
+    ),
+  );
+  registry.add(
+    new Gauge("rewardkit_store_up", "1 when the shared store answered the last operation, 0 when degraded to local state (absent without --store).", () =>
+      store ? [{ labels: { store: store.store.description }, value: store.health.degraded ? 0 : 1 }] : [],
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_store_errors_total",
+      "Shared-store operations that failed (the replica used local state instead), by operation.",
+      () => (store ? Object.entries(store.health.errors).map(([op, value]) => ({ labels: { op }, value })) : []),
+      "counter",
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_store_seconds_total",
+      "Seconds spent waiting on the shared store (every operation).",
+      () => store?.health.seconds ?? 0,
+      "counter",
+    ),
   );
   registry.add(
     new Gauge("rewardkit_cache_hit_ratio", "Verdict cache hits / lookups since start (0 before any lookup).", () => {
@@ -142,9 +211,18 @@ function createMetrics(spec: CompiledSpec, scorer: Scorer, admission: Admission,
 
 /**
  * What every route handler shares: the compiled spec, its scorer (worker pool, verdict cache), the limits, the
- * admission queue (`maxQueue` rollouts at once; beyond it 429) and the Prometheus metrics registry.
+ * admission queue (`maxQueue` rollouts at once; beyond it 429), the request records, the fleet's store (if any) and
+ * the Prometheus metrics registry.
  */
-export function createContext(spec: CompiledSpec, scorer: Scorer, options: ServerOptions): ServerContext {
+export function createContext(
+  spec: CompiledSpec,
+  scorer: Scorer,
+  options: ServerOptions,
+  shared: { store?: StoreGuard; records?: Idempotency } = {},
+): ServerContext {
+  const { store } = shared;
+  const records =
+    shared.records ?? new Idempotency(store ?? new StoreGuard(new MemoryStore()), spec.hash, { ttlMs: options.requestTtlMs });
   const admission = new Admission(options.maxQueue);
   const bodies = new BodyBudget(options.maxRequests, options.maxInflightBytes);
   return {
@@ -153,7 +231,10 @@ export function createContext(spec: CompiledSpec, scorer: Scorer, options: Serve
     options,
     admission,
     bodies,
-    metrics: createMetrics(spec, scorer, admission, bodies),
+    metrics: createMetrics(spec, scorer, admission, bodies, records, store),
     draining: false,
+    ready: true,
+    records,
+    ...(store ? { store } : {}),
   };
 }

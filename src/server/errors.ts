@@ -13,10 +13,11 @@ export type ErrorCode =
   | "client_closed"
   | "shutting_down"
   | "not_found"
+  | "conflict"
   | "internal";
 
 /** HTTP statuses the server answers with; 499 (nginx's "client closed request") is only ever logged and counted. */
-export type Status = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 499 | 500 | 503;
+export type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 499 | 500 | 503;
 
 /** Status recorded for a request whose client went away before its body was read (nobody receives it). */
 export const CLIENT_CLOSED: Status = 499;

@@ -90,7 +90,10 @@ export async function readBody(c: Context, limit: number): Promise<{ text: strin
  * strings, read from the text), so two groups never merge by rounding.
  * @returns the parsed value, or the error response to return.
  */
-export async function readJson(c: Context, limit: number): Promise<{ value: unknown } | { response: Response }> {
+export async function readJson(
+  c: Context,
+  limit: number,
+): Promise<{ value: unknown; text: string } | { response: Response }> {
   const body = await readBody(c, limit);
   if ("response" in body) return body;
   const text = body.text;
@@ -103,7 +106,7 @@ export async function readJson(c: Context, limit: number): Promise<{ value: unkn
     return { response: errorResponse(c, 400, "bad_json", `malformed JSON in request body: ${(e as Error).message}`) };
   }
   preciseElements(value, text);
-  return { value };
+  return { value, text };
 }
 
 /** A plain JSON object (not null, not an array)? */

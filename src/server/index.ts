@@ -17,6 +17,10 @@ import { isLoopbackHost } from "./guard.js";
 import { createContext } from "./context.js";
 import type { ServerContext } from "./context.js";
 import { resolveOptions } from "./options.js";
+import { openStore } from "../store/open.js";
+import { StoreGuard } from "../store/guard.js";
+import { shareBudgets } from "../client/budgets.js";
+
 import type { ServerOptions } from "./options.js";
 
 export { END_TOKENS, stripQuery } from "./openrlhf.js";
@@ -61,7 +65,12 @@ function abortLogger(write: (line: string) => void = (l) => process.stderr.write
 /**
  * Starts serving `spec`. @throws Error for inconsistent options, and for a non-loopback `host` without a token
  * unless `insecure` is set; rejects with the listen error (`EADDRINUSE`, `EACCES` …) when the port cannot be
- * bound, after closing the worker pool.
+ * bound, after closing the worker pool; rejects with a `UserError` naming the store when `store` is given and does
+ * not answer within `storeWaitMs`.
+ *
+ * With `store`, the verdict cache (second tier), performance schedules, judge / reward-model budgets and request
+ * records are shared with every replica on the same store (docs/scale.md); if the store fails later, the server
+ * degrades to local state with a warning and `rewardkit_store_errors_total`, and never fails a rollout for it.
  */
 export async function startServer(
   served: CompiledSpec | RoutedSpec,
@@ -74,15 +83,19 @@ export async function startServer(
         "Set REWARDKIT_TOKEN (or --token-file), bind 127.0.0.1, or pass --insecure to serve it open anyway",
     );
   }
+  const store = options.store !== undefined ? new StoreGuard(await openStore(options.store, options.storeWaitMs)) : undefined;
+  // model clients (judges, reward models) are built with the scorers below: they take the fleet's budgets from here
+  shareBudgets(store);
   const scorerOptions = {
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
+    ...(store ? { store, storeTtlMs: options.storeTtlMs } : {}),
   };
   // a routed spec: one scorer per route behind one server (src/server/routes.ts)
   const routedScorer = isRoutedSpec(served) ? createRoutedScorer(served, scorerOptions) : undefined;
   const spec = isRoutedSpec(served) ? envelopeSpec(served) : served;
   const scorer = routedScorer ? scorerFace(routedScorer, spec) : createScorer(spec, scorerOptions);
-  const ctx = createContext(spec, scorer, options);
+  const ctx = createContext(spec, scorer, options, store ? { store } : {});
   if (routedScorer)
     ctx.routed = { spec: served as RoutedSpec, scorer: routedScorer, routes: routeContexts(ctx, routedScorer) };
   const app = createApp(ctx);
@@ -118,6 +131,7 @@ export async function startServer(
     });
   } catch (e) {
     await scorer.close(); // the port could not be bound: nobody else holds the worker pool
+    await store?.store.close();
     throw e;
   }
   server.keepAliveTimeout = 65_000; // longer than common client pools' idle timeouts
@@ -125,6 +139,8 @@ export async function startServer(
   let closing: Promise<boolean> | undefined;
 
   async function shutdown(): Promise<boolean> {
+    ctx.ready = false; // balancers see /readyz fail and stop sending; work still arrives and is served meanwhile
+    if (options.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
     ctx.draining = true;
     server.close(); // no new connections; the callback fires once every connection is gone
     server.closeIdleConnections();
@@ -139,6 +155,7 @@ export async function startServer(
     cut = true;
     server.closeAllConnections();
     await scorer.close();
+    await store?.store.close();
     return finished;
   }
 

@@ -21,6 +21,9 @@ import type { Parsed, RolloutError } from "./parse.js";
 import { scoreRollouts } from "./score.js";
 import { noteMissingStep, requestStep } from "./step.js";
 import { routedScoreResponse, routedSpecBody } from "./routes.js";
+import { REQUEST_ID_HEADER, requestId } from "./idempotency.js";
+import { groupProblems } from "./partial-groups.js";
+import { STEP_HEADER } from "./step.js";
 
 /** Checks the envelope `{"rollouts": [...]}`: an object, an array within the size limit. */
 export function rolloutsOf(
@@ -80,12 +83,18 @@ function stripDetails(components: Record<string, ComponentResult>): Record<strin
   return out;
 }
 
-/** `POST /v1/score`. */
+/**
+ * `POST /v1/score`. With `X-Rewardkit-Request-Id`, the answer is recorded and a retry with the same id and body
+ * (and step header) is answered from the record, marked `X-Rewardkit-Replayed: true`, without scoring anything again;
+ * the same id with another body is 409 (see `idempotency.ts`).
+ */
 export function scoreHandler(ctx: ServerContext) {
   return async (c: Context): Promise<Response> => {
     const t0 = performance.now();
     const full = admit(ctx, c);
     if (full) return full;
+    const rid = requestId(c.req.header(REQUEST_ID_HEADER));
+    if ("error" in rid) return errorResponse(c, 400, "bad_request", rid.error);
     const body = await readJson(c, ctx.options.maxBodyBytes);
     if ("response" in body) return body.response;
     const env = rolloutsOf(ctx, c, body.value);
@@ -95,36 +104,58 @@ export function scoreHandler(ctx: ServerContext) {
     if ("error" in step) return errorResponse(c, 400, "bad_request", step.error);
     if (details !== undefined && typeof details !== "boolean")
       return errorResponse(c, 400, "bad_request", "details: expected true or false");
-    const parsed = parseRollouts(env.rollouts, "score", step.step);
-    const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
-    const refused = admit(ctx, c, valid.length);
-    if (refused) return refused;
-    noteMissingStep(ctx, "/v1/score", valid.filter((p) => p.rollout.step === undefined).length, valid.length);
-    if (ctx.routed) return routedScoreResponse(ctx, c, parsed, details, t0);
-    const batch = await scoreRollouts(
-      ctx,
-      valid.map((p) => p.rollout),
-      () => ctx.admission.release(valid.length),
-    );
-    ctx.metrics.rolloutErrors.inc({}, parsed.length - valid.length);
-    let k = 0;
-    const results = parsed.map((p) => {
-      if ("error" in p) return { id: p.id, reward: null, components: null, advantage: null, error: p.error };
-      const s = batch.scores[k]!;
-      const components = componentsRecord(ctx.spec, s.results);
-      return {
-        id: p.id,
-        reward: s.reward,
-        components: details === false ? stripDetails(components) : components,
-        advantage: nullable(batch.advantages[k++]!),
-      };
+    const parsed = groupProblems(ctx, parseRollouts(env.rollouts, "score", step.step));
+    const answer = (): Promise<Response> => scoreParsed(ctx, c, parsed, details, t0);
+    if (rid.id === undefined) return answer();
+    const outcome = await ctx.records.run(rid.id, `${c.req.header(STEP_HEADER) ?? ""}\u0000${body.text}`, async () => {
+      const res = await answer();
+      return { status: res.status, body: await res.text() };
     });
-    return c.json({
-      results,
-      spec: { name: ctx.spec.name, hash: ctx.spec.hash },
-      timing_ms: Math.round((performance.now() - t0) * 100) / 100,
+    if (outcome.kind === "conflict") return errorResponse(c, 409, "conflict", outcome.message);
+    const { status, body: text } = outcome.answer;
+    return c.body(text, status as 200, {
+      "Content-Type": "application/json",
+      ...(outcome.replayed ? { "X-Rewardkit-Replayed": "true" } : {}),
     });
   };
+}
+
+/** Admits, scores and answers parsed rollouts (errors stay in their place, one result per input). */
+async function scoreParsed(
+  ctx: ServerContext,
+  c: Context,
+  parsed: Parsed[],
+  details: boolean | undefined,
+  t0: number,
+): Promise<Response> {
+  const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
+  const refused = admit(ctx, c, valid.length);
+  if (refused) return refused;
+  noteMissingStep(ctx, "/v1/score", valid.filter((p) => p.rollout.step === undefined).length, valid.length);
+  if (ctx.routed) return routedScoreResponse(ctx, c, parsed, details, t0);
+  const batch = await scoreRollouts(
+    ctx,
+    valid.map((p) => p.rollout),
+    () => ctx.admission.release(valid.length),
+  );
+  ctx.metrics.rolloutErrors.inc({}, parsed.length - valid.length);
+  let k = 0;
+  const results = parsed.map((p) => {
+    if ("error" in p) return { id: p.id, reward: null, components: null, advantage: null, error: p.error };
+    const s = batch.scores[k]!;
+    const components = componentsRecord(ctx.spec, s.results);
+    return {
+      id: p.id,
+      reward: s.reward,
+      components: details === false ? stripDetails(components) : components,
+      advantage: nullable(batch.advantages[k++]!),
+    };
+  });
+  return c.json({
+    results,
+    spec: { name: ctx.spec.name, hash: ctx.spec.hash },
+    timing_ms: Math.round((performance.now() - t0) * 100) / 100,
+  });
 }
 
 /**

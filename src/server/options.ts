@@ -41,6 +41,22 @@ export interface ServerOptions {
   concurrency?: number;
   /** Verdict cache capacity (default 100 000 component verdicts; 0 disables). */
   cacheSize?: number;
+  /**
+   * The fleet's shared store, `redis://host:port[/db]` (default: none — cache, schedules, budgets and request records
+   * stay in this process). See docs/scale.md.
+   */
+  store?: string;
+  /** How long the server waits at start for the store to answer, ms (default 10 000); then it refuses to start. */
+  storeWaitMs: number;
+  /** How long a verdict stays in the shared store, ms (default 86 400 000: 24 h). */
+  storeTtlMs: number;
+  /** How long the answer to a request with `X-Rewardkit-Request-Id` is kept for its retries, ms (default 600 000). */
+  requestTtlMs: number;
+  /**
+   * On SIGTERM, how long `/readyz` answers 503 while requests are still served, before draining starts, ms (default 0):
+   * time for a load balancer or Kubernetes to stop sending new work (set it above their probe interval).
+   */
+  shutdownDelayMs: number;
 }
 
 export const DEFAULTS: ServerOptions = {
@@ -57,6 +73,10 @@ export const DEFAULTS: ServerOptions = {
   rolloutTimeoutMs: 30_000,
   drainTimeoutMs: 30_000,
   endTokens: [],
+  storeWaitMs: 10_000,
+  storeTtlMs: 24 * 3600 * 1000,
+  requestTtlMs: 600_000,
+  shutdownDelayMs: 0,
 };
 
 /** Fills defaults and checks that the limits are consistent. @throws Error naming the bad setting. */
@@ -74,6 +94,8 @@ export function resolveOptions(o: Partial<ServerOptions>): ServerOptions {
     "maxInflightBytes",
     "rolloutTimeoutMs",
     "drainTimeoutMs",
+    "storeTtlMs",
+    "requestTtlMs",
   ] as const) {
     if (!Number.isFinite(r[k]) || r[k] <= 0) throw new Error(`${k}: expected a positive number, got ${r[k]}`);
   }
@@ -88,5 +110,7 @@ export function resolveOptions(o: Partial<ServerOptions>): ServerOptions {
       `maxInflightBytes (${r.maxInflightBytes}) is below maxBodyBytes (${r.maxBodyBytes}): a body of the largest size could never be admitted`,
     );
   if (r.token === "") throw new Error("token: empty");
+  for (const k of ["storeWaitMs", "shutdownDelayMs"] as const)
+    if (!Number.isFinite(r[k]) || r[k] < 0) throw new Error(`${k}: expected a number ≥ 0, got ${r[k]}`);
   return r;
 }

@@ -6,7 +6,10 @@ import { isLoopbackHost } from "../../server/guard.js";
 import { SERVER_DEFAULTS } from "../../server/index.js";
 import { loadAnySpec } from "../../spec/routes.js";
 import { UsageError } from "../errors.js";
+import { UserError } from "../../core/errors.js";
 import { collect, countOption, intOption } from "../options.js";
+import { readServerConfig } from "./serve-config.js";
+import { STORE_ENV } from "../../store/open.js";
 
 function portOption(value: string): number {
   const n = Number(value);
@@ -15,7 +18,8 @@ function portOption(value: string): number {
 }
 
 interface ServeFlags {
-  spec: string;
+  spec?: string;
+  config?: string;
   host: string;
   port: number;
   token?: string;
@@ -33,7 +37,15 @@ interface ServeFlags {
   endToken: string[];
   concurrency?: number;
   cacheSize?: number;
+  store?: string;
+  storeWaitMs: number;
+  storeTtlS: number;
+  requestTtlS: number;
+  shutdownDelayMs: number;
 }
+
+/** Non-negative integer option (0 allowed). */
+const msOption = countOption;
 
 /** The token of `--token-file` (trailing newline and spaces dropped). @throws UsageError when unreadable or empty. */
 function readToken(file: string | undefined): string | undefined {
@@ -54,7 +66,8 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("serve a reward spec over HTTP (native /v1 protocol and OpenRLHF /get_reward)")
-    .requiredOption("-s, --spec <spec>", "reward spec (YAML or JSON)")
+    .option("-s, --spec <spec>", "reward spec (YAML or JSON); required here or as spec: in --config")
+    .option("--config <file>", "server settings in YAML (keys as the flags in camelCase: store, maxQueue, …); flags win")
     .option("--host <host>", "interface to bind", d.host)
     .option("-p, --port <port>", "port (0: any free port)", portOption, d.port)
     .addOption(
@@ -103,7 +116,36 @@ export function registerServe(program: Command): void {
     .option("--end-token <token>", "extra end-of-turn token stripped from OpenRLHF queries (repeatable)", collect, [])
     .option("-j, --concurrency <n>", "worker threads for worker verifiers (default: CPUs)", intOption)
     .option("--cache-size <n>", "verdict cache capacity (component verdicts; 0 disables it)", countOption)
-    .action(async (o: ServeFlags) => {
+    .option(
+      "--store <url>",
+      `shared store for a fleet of replicas, redis://host:port[/db] (default: $${STORE_ENV}; none: all state in this process)`,
+    )
+    .option("--store-wait-ms <n>", "how long to wait at start for the store to answer", msOption, d.storeWaitMs)
+    .option("--store-ttl-s <n>", "how long a verdict stays in the shared store, seconds", intOption, d.storeTtlMs / 1000)
+    .option(
+      "--request-ttl-s <n>",
+      "how long the answer to a request with X-Rewardkit-Request-Id is kept for its retries, seconds",
+      intOption,
+      d.requestTtlMs / 1000,
+    )
+    .option(
+      "--shutdown-delay-ms <n>",
+      "on SIGTERM, serve this long with /readyz failing before draining (let balancers stop sending)",
+      msOption,
+      d.shutdownDelayMs,
+    )
+    .action(async (flags: ServeFlags, cmd: Command) => {
+      // a --config file fills every setting not given as a flag
+      const o: ServeFlags = { ...flags };
+      if (flags.config !== undefined) {
+        const file = readServerConfig(flags.config);
+        for (const [k, v] of Object.entries(file)) {
+          const src = cmd.getOptionValueSource(k);
+          if (src === undefined || src === "default") (o as unknown as Record<string, unknown>)[k] = v;
+        }
+      }
+      if (o.spec === undefined) throw new UsageError("serve: give the spec with --spec <file> (or spec: in --config)");
+      const storeUrl = o.store ?? (process.env[STORE_ENV] || undefined);
       if (o.token !== undefined)
         throw new UsageError(
           "--token: a token on the command line is visible to every local user (ps, /proc/<pid>/cmdline); set REWARDKIT_TOKEN or use --token-file <file>",
@@ -129,11 +171,17 @@ export function registerServe(program: Command): void {
           endTokens: o.endToken,
           concurrency: o.concurrency,
           cacheSize: o.cacheSize,
+          store: storeUrl,
+          storeWaitMs: o.storeWaitMs,
+          storeTtlMs: o.storeTtlS * 1000,
+          requestTtlMs: o.requestTtlS * 1000,
+          shutdownDelayMs: o.shutdownDelayMs,
         });
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
         if (err.code === "EADDRINUSE" || err.code === "EACCES" || err.code === "EADDRNOTAVAIL")
           throw new UsageError(`cannot listen on ${o.host}:${o.port}: ${err.code}`);
+        if (e instanceof UserError) throw e;
         if (!err.code) throw new UsageError(err.message);
         throw e;
       }
@@ -142,7 +190,8 @@ export function registerServe(program: Command): void {
           `rewardkit serve: warning: --insecure: serving ${o.host} without a token; anyone who can reach it can run the spec's verifiers\n`,
         );
       process.stderr.write(
-        `rewardkit serve: spec ${spec.name} (hash ${spec.hash}) on ${server.url}${token ? " (bearer token required)" : ""}\n`,
+        `rewardkit serve: spec ${spec.name} (hash ${spec.hash}) on ${server.url}${token ? " (bearer token required)" : ""}` +
+          `${server.context.store ? `, sharing state through ${server.context.store.store.description}` : ""}\n`,
       );
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {
