@@ -223,7 +223,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       results = await Promise.all(spec.components.map((_, i) => one(i, input, base, values.options[i])));
       return finish(input, results, values);
     } finally {
-      rt.end(seq, values, results);
+      await rt.end(seq, values, results);
     }
   }
 

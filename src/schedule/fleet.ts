@@ -81,10 +81,12 @@ export class FleetSchedules {
   /**
    * A rollout of `step` finished: its pass/fail per performance schedule (undefined when it failed) goes to the
    * step's list, then its in-flight count is dropped (in that order: a sealer that sees the count gone sees the
-   * result). When the store fails, `keepLocal` keeps the result in this replica's own pending list.
+   * result). When the store fails, `keepLocal` keeps the result in this replica's own pending list. Awaited by the
+   * scorer: a rollout's result is in the store before its answer leaves, so results enter the windows in the order
+   * the trainer saw them answered.
    */
-  leave(step: number, passes: readonly boolean[] | undefined, keepLocal: () => void): void {
-    void (async () => {
+  async leave(step: number, passes: readonly boolean[] | undefined, keepLocal: () => void): Promise<void> {
+    await (async () => {
       if (passes) {
         const pushed = await this.guard.attempt(
           "schedule",

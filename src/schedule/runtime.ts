@@ -179,17 +179,20 @@ export class ScheduleRuntime {
     return p;
   }
 
-  /** Finishes a rollout started with {@link begin}: records its pass/fail for each performance schedule. */
-  end(seq: number, values: ResolvedValues, results: readonly ComponentResult[] | undefined): void {
+  /**
+   * Finishes a rollout started with {@link begin}: records its pass/fail for each performance schedule. In a fleet
+   * ({@link share}) the result goes to the store: await the promise before answering.
+   */
+  end(seq: number, values: ResolvedValues, results: readonly ComponentResult[] | undefined): Promise<void> | void {
+    let passes: boolean[] | undefined;
     if (results) {
-      const passes = this.trackers.map(({ schedule }) => {
+      passes = this.trackers.map(({ schedule }) => {
         const i = schedule.tracks!;
         const s = results[i]?.score;
         return s !== null && s !== undefined && s >= values.thresholds[i]!;
       });
-      if (this.fleet) this.fleet.leave(values.step, passes, () => this.pending.push({ step: values.step, seq, passes }));
-      else this.pending.push({ step: values.step, seq, passes });
-    } else if (this.fleet) this.fleet.leave(values.step, undefined, () => {});
+      if (!this.fleet) this.pending.push({ step: values.step, seq, passes });
+    }
     const n = (this.inflight.get(values.step) ?? 1) - 1;
     if (n <= 0) this.inflight.delete(values.step);
     else this.inflight.set(values.step, n);
@@ -198,6 +201,10 @@ export class ScheduleRuntime {
     if (ready.length > 0) {
       this.waiters = this.waiters.filter((w) => low < w.step);
       for (const w of ready) w.wake();
+    }
+    if (this.fleet) {
+      const p = passes;
+      return this.fleet.leave(values.step, p, () => p && this.pending.push({ step: values.step, seq, passes: p }));
     }
   }
 

@@ -145,6 +145,7 @@ export class RedisStore implements Store {
 
   private async run<T>(op: string, f: () => Promise<T>): Promise<T> {
     try {
+      if (this.redis.status === "wait") await this.redis.connect(); // the first command connects
       return await f();
     } catch (e) {
       throw new StoreError(`${this.description}: ${op}: ${(e as Error).message}`, op);
