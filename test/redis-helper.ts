@@ -5,7 +5,9 @@ import { createServer, Socket } from "node:net";
 /** Why Redis tests cannot run here, or undefined when `redis-server` is installed. */
 export function redisMissing(): string | undefined {
   const r = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
-  return r.status === 0 ? undefined : "redis-server is not installed (Debian package redis-server; .ci/run installs it)";
+  return r.status === 0
+    ? undefined
+    : "redis-server is not installed (Debian package redis-server; .ci/run installs it)";
 }
 
 /** A free TCP port on 127.0.0.1. */

@@ -55,11 +55,23 @@ describe.skipIf(missing !== undefined)("RedisStore on a real redis-server", () =
     const store = new RedisStore({ url: r2.url, commandTimeoutMs: 500 });
     const guard = new StoreGuard(store, (l) => lines.push(l));
     try {
-      expect(await guard.attempt("cache_get", (s) => s.getMany(["k"]), () => ["local"])).toEqual([undefined]);
+      expect(
+        await guard.attempt(
+          "cache_get",
+          (s) => s.getMany(["k"]),
+          () => ["local"],
+        ),
+      ).toEqual([undefined]);
       r2.stop();
       await new Promise((r) => setTimeout(r, 200));
       const t0 = Date.now();
-      expect(await guard.attempt("cache_get", (s) => s.getMany(["k"]), () => ["local"])).toEqual(["local"]);
+      expect(
+        await guard.attempt(
+          "cache_get",
+          (s) => s.getMany(["k"]),
+          () => ["local"],
+        ),
+      ).toEqual(["local"]);
       expect(Date.now() - t0).toBeLessThan(1500); // no hang: fails within the command timeout
       expect(guard.health.degraded).toBe(true);
       expect(guard.health.errors.cache_get).toBe(1);
@@ -69,7 +81,12 @@ describe.skipIf(missing !== undefined)("RedisStore on a real redis-server", () =
         let answered = false;
         for (let i = 0; i < 50 && !answered; i++) {
           await new Promise((r) => setTimeout(r, 100));
-          answered = (await guard.attempt("ping", (s) => s.ping().then(() => true), () => false)) === true;
+          answered =
+            (await guard.attempt(
+              "ping",
+              (s) => s.ping().then(() => true),
+              () => false,
+            )) === true;
         }
         expect(answered).toBe(true);
         expect(guard.health.degraded).toBe(false);

@@ -61,7 +61,9 @@ export class ModelClient {
       ...(o.tpm !== undefined ? { tpm: o.tpm } : {}),
     };
     const fleet = sharedBudgets();
-    this.limiter = fleet ? new FleetLimiter(fleet, this.budgetKey(), limits, o.requestTimeoutMs + 5_000) : new Limiter(limits);
+    this.limiter = fleet
+      ? new FleetLimiter(fleet, this.budgetKey(), limits, o.requestTimeoutMs + 5_000)
+      : new Limiter(limits);
     this.cache = new BoundedCache<unknown>(o.cacheSize);
     this.headers = { ...(o.headers ?? {}), ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) };
     this.backoff = { baseMs: o.backoffMs ?? 500, maxMs: o.maxBackoffMs ?? 30_000 };

@@ -13,7 +13,11 @@ describe("performance schedules shared by a fleet (FleetSchedules)", () => {
 describe("the control: replicas that do not share a store", () => {
   it("diverge from one server (each sees a third of the results), which is what the shared state prevents", async () => {
     await expect(
-      fleetScript([new StoreGuard(new MemoryStore()), new StoreGuard(new MemoryStore()), new StoreGuard(new MemoryStore())]),
+      fleetScript([
+        new StoreGuard(new MemoryStore()),
+        new StoreGuard(new MemoryStore()),
+        new StoreGuard(new MemoryStore()),
+      ]),
     ).rejects.toThrow();
   });
 });

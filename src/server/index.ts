@@ -83,7 +83,8 @@ export async function startServer(
         "Set REWARDKIT_TOKEN (or --token-file), bind 127.0.0.1, or pass --insecure to serve it open anyway",
     );
   }
-  const store = options.store !== undefined ? new StoreGuard(await openStore(options.store, options.storeWaitMs)) : undefined;
+  const store =
+    options.store !== undefined ? new StoreGuard(await openStore(options.store, options.storeWaitMs)) : undefined;
   // model clients (judges, reward models) are built with the scorers below: they take the fleet's budgets from here
   shareBudgets(store);
   const scorerOptions = {

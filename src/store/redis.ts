@@ -93,7 +93,10 @@ export interface RedisStoreOptions {
 
 /** `redis://host:port/db` with any password replaced by `***`. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^/@]*)@/, (_, cred: string) => `//${cred.includes(":") ? cred.split(":")[0] + ":***" : "***"}@`);
+  return url.replace(
+    /\/\/([^/@]*)@/,
+    (_, cred: string) => `//${cred.includes(":") ? cred.split(":")[0] + ":***" : "***"}@`,
+  );
 }
 
 /**
