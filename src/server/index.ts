@@ -19,7 +19,7 @@ import type { ServerContext } from "./context.js";
 import { resolveOptions } from "./options.js";
 import { openStore } from "../store/open.js";
 import { StoreGuard } from "../store/guard.js";
-import { shareBudgets } from "../client/budgets.js";
+import { shareModelStore } from "../client/model-store.js";
 
 import type { ServerOptions } from "./options.js";
 
@@ -86,7 +86,7 @@ export async function startServer(
   const store =
     options.store !== undefined ? new StoreGuard(await openStore(options.store, options.storeWaitMs)) : undefined;
   // model clients (judges, reward models) are built with the scorers below: they take the fleet's budgets from here
-  shareBudgets(store);
+  shareModelStore(store);
   const scorerOptions = {
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
