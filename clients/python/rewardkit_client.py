@@ -77,7 +77,7 @@ __all__ = [
     "rendezvous_order",
 ]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 DEFAULT_URL = "http://127.0.0.1:8787"
 #: Header carrying the training step (the server also reads a ``step`` field of the body).
