@@ -464,7 +464,7 @@ class Client:
 
     def _probe_delay(self, failures: int) -> float:
         # jittered exponential backoff between probes of one replica: 0.25 s, 0.5 s, ... at most 5 s (× 0.5 … 1)
-        return random.uniform(0.5, 1.0) * min(5.0, self.max_backoff, self.backoff * (2 ** max(0, failures - 1)))
+        return random.uniform(0.5, 1.0) * min(5.0, self.max_backoff, self.backoff * float(2 ** max(0, failures - 1)))
 
     def _mark_down(self, rep: _Replica, why: str) -> None:
         with self._cond:
@@ -687,13 +687,16 @@ class Client:
             extra[STEP_HEADER] = str(step)
         data = json.dumps(body, default=_jsonable).encode("utf-8")  # the same bytes on every retry
         hdrs = self._headers(data, extra)
+        answer: Dict[str, Any]
         if len(self._replicas) > 1:
-            return self._request_failover("POST", "/v1/score", data, hdrs, chunk.order, abort)
+            answer = self._request_failover("POST", "/v1/score", data, hdrs, chunk.order, abort)
+            return answer
         rep = self._replicas[0]
         if not self._acquire(rep, abort):
             raise _Aborted()
         try:
-            return self._request_one("POST", "/v1/score", data, hdrs)
+            answer = self._request_one("POST", "/v1/score", data, hdrs)
+            return answer
         finally:
             self._release(rep)
 

@@ -405,8 +405,14 @@ class StubTest(unittest.TestCase):
         self.assertNotEqual(one.scores()[-1][0]["x-rewardkit-request-id"], ids[0])
 
     def test_5xx_and_read_timeout_fail_over_4xx_does_not(self) -> None:
+        def failing(status: int) -> Behaviour:
+            def behave(stub: Stub, path: str, headers: Dict[str, str], body: Any) -> Optional[Any]:
+                return (status, {}, b'{"error":{"code":"x","message":"boom"}}') if path == "/v1/score" else None
+
+            return behave
+
         for status in (500, 502, 503, 504):
-            bad = self.stub(lambda s, p, h, b, st=status: (st, {}, b'{"error":{"code":"x","message":"boom"}}') if p == "/v1/score" else None)
+            bad = self.stub(failing(status))
             good = self.stub()
             c = rk.Client(urls=[bad.url, good.url])
             groups = [g for g in ("g%d" % i for i in range(50)) if rk.rendezvous_order(g, c.urls)[0] == bad.url][:3]
@@ -575,7 +581,12 @@ class ReplicasTest(unittest.TestCase):
             client = rk.Client(urls=[a.url, b.url, c.url], batch_size=batch_size)
             killed: List[float] = []
             t0 = time.monotonic()
-            timer = threading.Timer(1.0, lambda: (c.kill(), killed.append(time.monotonic() - t0)))
+
+            def kill() -> None:
+                killed.append(time.monotonic() - t0)
+                c.kill()
+
+            timer = threading.Timer(1.0, kill)
             err = io.StringIO()
             with contextlib.redirect_stderr(err):
                 timer.start()
