@@ -712,21 +712,51 @@ class Client:
         if len(chunks) == 1:
             self._collect(rollouts, chunks[0], self._send_chunk(rollouts, chunks[0], s, details, None), out)
         elif chunks:
-            abort = threading.Event()
-            workers = min(len(chunks), self.max_in_flight * len(self._replicas))
-            pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rewardkit-score")
-            try:
-                futs = {pool.submit(self._send_chunk, rollouts, c, s, details, abort): c for c in chunks}
-                for fut in concurrent.futures.as_completed(futs):
-                    err = fut.exception()
-                    if err is not None:
-                        abort.set()  # the other chunks stop at their next step; the call raises the first error
-                        raise err
-                    self._collect(rollouts, futs[fut], fut.result(), out)
-            finally:
-                abort.set()
-                pool.shutdown(wait=False, cancel_futures=True)
+            self._send_all(rollouts, chunks, s, details, out)
         return out  # type: ignore[return-value]  # every slot filled by _collect
+
+    def _send_all(self, rollouts: Sequence[Any], chunks: List[_Chunk], step: Optional[int], details: bool, out: List[Optional[Dict[str, Any]]]) -> None:
+        """Sends ``chunks`` concurrently: ``max_in_flight`` workers per replica, each taking the first waiting chunk
+        whose replica has a free slot (so no worker waits on a busy replica while another one idles). The first
+        error stops the other workers after their current request and is raised."""
+        pending = list(chunks)
+        abort = threading.Event()
+
+        def ready(c: _Chunk) -> bool:  # under the lock
+            rep = next((r for r in c.order if r.healthy), None)
+            return rep is None or rep.in_flight < self.max_in_flight  # none healthy: its request waits for one
+
+        def worker() -> None:
+            while True:
+                with self._cond:
+                    while True:
+                        if abort.is_set() or not pending:
+                            return
+                        i = next((i for i, c in enumerate(pending) if ready(c)), -1)
+                        if i >= 0:
+                            chunk = pending.pop(i)
+                            break
+                        self._cond.wait(0.5)
+                try:
+                    self._collect(rollouts, chunk, self._send_chunk(rollouts, chunk, step, details, abort), out)
+                except BaseException:
+                    abort.set()  # the other workers stop after their current request
+                    with self._cond:
+                        self._cond.notify_all()
+                    raise
+
+        n = min(len(chunks), self.max_in_flight * len(self._replicas))
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix="rewardkit-score")
+        try:
+            futs = [pool.submit(worker) for _ in range(n)]
+            done, _ = concurrent.futures.wait(futs, return_when=concurrent.futures.FIRST_EXCEPTION)
+            errors = [f.exception() for f in done if f.exception() is not None]
+            first = next((e for e in errors if not isinstance(e, _Aborted)), errors[0] if errors else None)
+            if first is not None:
+                raise first
+        finally:
+            abort.set()
+            pool.shutdown(wait=False)
 
     def _collect(self, rollouts: Sequence[Any], chunk: _Chunk, answer: Mapping[str, Any], out: List[Optional[Dict[str, Any]]]) -> None:
         """Puts a chunk's results at their input positions; ids and error fields the server gave by position within

@@ -580,12 +580,25 @@ class ReplicasTest(unittest.TestCase):
             single = rk.Client(url=d.url).score(rollouts[:400])
             client = rk.Client(urls=[a.url, b.url, c.url], batch_size=batch_size)
             killed: List[float] = []
+            once = threading.Lock()
             t0 = time.monotonic()
 
             def kill() -> None:
-                killed.append(time.monotonic() - t0)
-                c.kill()
+                if once.acquire(blocking=False):
+                    killed.append(time.monotonic() - t0)
+                    c.kill()
 
+            # ~1 s into the call, or sooner when a fast machine has answered 40 % of the rollouts: always mid-call
+            answered = [0]
+            collect = client._collect
+
+            def counting(rollouts: Any, chunk: Any, answer: Any, out: Any) -> None:
+                collect(rollouts, chunk, answer, out)
+                answered[0] += len(chunk.indices)
+                if answered[0] >= 0.4 * N_ROLLOUTS:
+                    threading.Thread(target=kill).start()
+
+            client._collect = counting  # type: ignore[method-assign]
             timer = threading.Timer(1.0, kill)
             err = io.StringIO()
             with contextlib.redirect_stderr(err):
@@ -600,6 +613,7 @@ class ReplicasTest(unittest.TestCase):
             self.assertEqual([r["reward"] for r in res[:400]], [r["reward"] for r in single])
             self.assertEqual([r["advantage"] for r in res[:400]], [r["advantage"] for r in single])  # whole groups
             self.assertFalse(client.health()[c.url])
+            self.assertGreaterEqual(client.failovers, 1)  # requests in flight on the killed replica were re-sent
             self.assertIn("%s failed" % c.url, err.getvalue())
             sys.stderr.write(
                 "  kill run %d: batch_size %d, %d rollouts in %.2f s, replica killed at %.2f s, %d re-sent, %d requests\n"
