@@ -18,7 +18,13 @@ describe("Python client over several replicas", () => {
       const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
         const child = spawn("python3", [join(ROOT, "clients/python/test_failover.py")], {
           cwd: ROOT,
-          env: { ...process.env, RK_NODE: process.execPath, REWARDKIT_URL: "", REWARDKIT_URLS: "", REWARDKIT_TOKEN: "" },
+          env: {
+            ...process.env,
+            RK_NODE: process.execPath,
+            REWARDKIT_URL: "",
+            REWARDKIT_URLS: "",
+            REWARDKIT_TOKEN: "",
+          },
         });
         let out = "";
         child.stdout.on("data", (d: Buffer) => (out += d.toString()));
