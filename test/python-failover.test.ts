@@ -1,7 +1,7 @@
 /**
  * The Python client over several replicas: clients/python/test_failover.py starts its own `rewardkit serve`
  * processes (the built CLI) and stub servers, and checks rendezvous hashing by group, whole-group requests, request
- * ids kept across failover, and a replica SIGKILLed in the middle of a 6 000-rollout call (every id answered once,
+ * ids kept across failover, and a replica SIGKILLed in the middle of a 4 000-rollout call (every id answered once,
  * in input order, with the rewards of a single server).
  */
 import { spawn, spawnSync } from "node:child_process";

@@ -6,7 +6,7 @@ Self-contained: it starts its own ``rewardkit serve`` processes (the built CLI, 
     npm run build && python3 clients/python/test_failover.py
 
 Environment: ``RK_NODE`` (the node binary, default ``node``), ``RK_FAILOVER_RUNS`` (kill-a-replica runs per batch
-size, 64 and 256; default 1), ``RK_FAILOVER_ROLLOUTS`` (rollouts per run, default 6000).
+size, 64 and 256; default 1), ``RK_FAILOVER_ROLLOUTS`` (rollouts per run, default 4000).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import rewardkit_client as rk  # noqa: E402
 
 NODE = os.environ.get("RK_NODE", "node")
 RUNS = int(os.environ.get("RK_FAILOVER_RUNS", "1"))
-N_ROLLOUTS = int(os.environ.get("RK_FAILOVER_ROLLOUTS", "6000"))
+N_ROLLOUTS = int(os.environ.get("RK_FAILOVER_ROLLOUTS", "4000"))
 ROWS = [json.loads(line) for line in open(os.path.join(ROOT, "examples/data/math-rollouts.jsonl"), encoding="utf-8")]
 
 
