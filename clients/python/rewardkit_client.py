@@ -4,7 +4,8 @@ Standard library only, Python >= 3.9, fully annotated. Install it (``pip install
 ``pip install --no-build-isolation ./clients/python``), or point the trainer's config at this one file. The server
 address and token come from the environment unless given explicitly:
 
-    REWARDKIT_URL    default http://127.0.0.1:8787
+    REWARDKIT_URLS   several replicas serving the same spec, comma-separated (wins over REWARDKIT_URL)
+    REWARDKIT_URL    one server, default http://127.0.0.1:8787
     REWARDKIT_TOKEN  bearer token (the server's ``REWARDKIT_TOKEN`` or ``--token-file``), optional
 
 Entry points, one per trainer (see docs/server.md and the README's "Reward server" section):
@@ -23,10 +24,15 @@ rollout servers put there) or ``reward_kwargs.step``. Completion lengths are sen
 token ids where the trainer has them (TRL's ``completion_ids``, verifiers' trajectory tokens); otherwise the
 server approximates them from characters and says so in the overlong component's ``details.lengthSource``.
 
-Failures: every request has a connect timeout and a read timeout. A server that refuses connections is retried
-with exponential backoff and jitter for at most ``unreachable_s`` seconds (default 4), then
+Failures: every request has a connect timeout and a read timeout. With one URL, a server that refuses connections
+is retried with exponential backoff and jitter for at most ``unreachable_s`` seconds (default 4), then
 :class:`RewardkitUnreachable` names the URL; 429 (after ``Retry-After``), 502, 503 and 504 are retried up to
 ``retries`` times; any other error raises :class:`RewardkitError` with the server's message.
+
+Several replicas: each group goes to one replica, chosen by rendezvous hashing of its group id (the same replica in
+every call and process); a request whose replica fails (refused, reset, 500/502/503/504, read timeout) goes, with
+the same ``X-Rewardkit-Request-Id``, to the next healthy replica of its group; a failed replica is skipped until it
+answers ``/readyz``. See :class:`Client`.
 
 Component values (verl's ``<component>`` keys, TRL's ``rewardkit_<component>``, :func:`verifiers_component`) are
 the raw component scores: not gated and not weighted. Only the total (``score``, ``rewardkit_total``,
@@ -39,6 +45,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import http.client
+import itertools
 import json
 import os
 import random
@@ -47,8 +54,9 @@ import sys
 import threading
 import time
 import urllib.parse
+import uuid
 import weakref
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Client",
@@ -63,14 +71,25 @@ __all__ = [
     "verifiers_reward",
     "verifiers_component",
     "STEP_HEADER",
+    "REQUEST_ID_HEADER",
+    "GROUP_HEADER",
+    "group_id",
+    "rendezvous_order",
 ]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 DEFAULT_URL = "http://127.0.0.1:8787"
 #: Header carrying the training step (the server also reads a ``step`` field of the body).
 STEP_HEADER = "X-Rewardkit-Step"
-_RETRY_STATUS = (429, 502, 503, 504)
+#: Header carrying a ``/v1/score`` request's id (uuid4 hex), the same on every retry and failover of that request:
+#: the server answers a repeated id and body with the first answer instead of scoring again.
+REQUEST_ID_HEADER = "X-Rewardkit-Request-Id"
+#: Header carrying the id of the first group of a ``/v1/score`` request, for load balancers that keep groups together
+#: (haproxy ``balance hdr(X-Rewardkit-Group)``).
+GROUP_HEADER = "X-Rewardkit-Group"
+_RETRY_STATUS = (429, 502, 503, 504)  # one URL: retried on it
+_FAILOVER_STATUS = (500, 502, 503, 504)  # several URLs: sent to the next replica
 
 
 class RewardkitError(RuntimeError):
@@ -82,16 +101,38 @@ class RewardkitError(RuntimeError):
         self.code = code
 
 
-class _ReadTimeout(Exception):
-    pass
-
-
 class RewardkitUnreachable(RewardkitError):
-    """No server answered at ``url`` (connection refused, reset or timed out) within the client's budget."""
+    """No server answered (connection refused, reset or timed out) within the client's budget. ``url`` names the
+    server (with several, all of them, comma-separated); ``urls`` lists them."""
 
-    def __init__(self, message: str, url: str):
+    def __init__(self, message: str, url: str, urls: Optional[Sequence[str]] = None):
         super().__init__(message)
         self.url = url
+        self.urls: List[str] = list(urls) if urls is not None else [url]
+
+
+class _ReadTimeout(Exception):
+    """Connected and sent, then no answer within ``read_timeout``."""
+
+
+class _ConnectFailed(Exception):
+    """Nothing was sent: the connection was refused or not accepted within ``connect_timeout``."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _Dropped(Exception):
+    """Connected, then the connection was reset or closed before a whole answer came back (e.g. a killed server)."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _Aborted(Exception):
+    """Another chunk of the same call failed: this one stops early."""
 
 
 def _jsonable(o: Any) -> Any:
@@ -124,16 +165,140 @@ def _as_step(v: Any) -> Optional[int]:
     return v if isinstance(v, int) and v >= 0 else None
 
 
-class Client:
-    """A connection to one reward server.
+def _split_urls(urls: Any) -> List[str]:
+    """``"http://a:1, http://b:2"`` or a sequence of URLs → the URLs, stripped, without a trailing slash, deduplicated
+    in order."""
+    items = urls.split(",") if isinstance(urls, str) else list(urls)
+    out: List[str] = []
+    for u in items:
+        u = str(u).strip().rstrip("/")
+        if u and u not in out:
+            out.append(u)
+    return out
 
-    ``connect_timeout`` and ``read_timeout`` (seconds) bound each attempt. A server that cannot be reached
-    (refused, reset, connect timeout) is retried with exponential backoff and full jitter for at most
-    ``unreachable_s`` seconds in total, then :class:`RewardkitUnreachable` (naming the URL) is raised; with a
-    budget over 10 s, one line on stderr announces the first retry. Busy answers (429 after ``Retry-After``, 502, 503, 504) are retried up to
-    ``retries`` times. A retried request is the same request: the server computes nothing twice for it (verdict
-    cache) and answers it whole or not at all. Batches larger than ``batch_size`` are split; results come back in
-    input order. Thread-safe: each request opens its own connection.
+
+def _resolve_urls(url: Optional[str], urls: Any) -> List[str]:
+    """The replica URLs: ``urls`` (a list or a comma-separated string), else ``url``, else ``REWARDKIT_URLS``
+    (comma-separated), else ``REWARDKIT_URL``, else :data:`DEFAULT_URL`."""
+    if urls is not None and url is not None:
+        raise ValueError("rewardkit: give url= or urls=, not both")
+    if urls is not None:
+        found = _split_urls(urls)
+        if not found:
+            raise ValueError("rewardkit: urls= is empty")
+        return found
+    if url:
+        return [url.strip().rstrip("/")]
+    env = _split_urls(os.environ.get("REWARDKIT_URLS") or "")
+    if env:
+        return env
+    return [(os.environ.get("REWARDKIT_URL") or DEFAULT_URL).strip().rstrip("/")]
+
+
+def _parse_url(url: str) -> urllib.parse.SplitResult:
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("rewardkit: bad server URL %r: expected http://host:port" % url)
+    return parts
+
+
+def group_id(rollout: Any, index: int = 0) -> str:
+    """The group id the server gives ``rollout`` (see ``src/io/rollout.ts``): its ``group`` as a string; without one,
+    the first 16 hex digits of SHA-256 of its ``prompt`` (the text, or the JSON of chat messages), so rollouts with
+    the same prompt are one group; without either (the server answers such a rollout with an error), its ``id``,
+    else its position ``index``. The client keeps a group in one request and routes it by this id."""
+    if not isinstance(rollout, Mapping):
+        return "\x00%d" % index
+    g = rollout.get("group")
+    if g is None:
+        p = rollout.get("prompt")
+        if p is None:
+            i = rollout.get("id")
+            return "\x00%s" % (i if isinstance(i, (str, int, float)) and not isinstance(i, bool) else index)
+        # JavaScript's JSON.stringify: no spaces, non-ASCII as is
+        text = p if isinstance(p, str) else json.dumps(p, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    if isinstance(g, float) and g.is_integer():
+        g = int(g)  # JavaScript's String(3.0) is "3"
+    return str(g)
+
+
+def _weight(url: str, group: str) -> int:
+    return int.from_bytes(hashlib.blake2b((url + "\n" + group).encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+def rendezvous_order(group: str, urls: Sequence[str]) -> List[str]:
+    """``urls`` ordered by rendezvous (highest-random-weight) hashing of ``group``: the first is the group's replica,
+    the next its failover targets in order. The weight of a URL is BLAKE2b of ``url + "\\n" + group``, so the order
+    is the same in every process and on every machine (Python's ``hash()`` is not), and removing a URL moves only the
+    groups whose first choice it was."""
+    return sorted(urls, key=lambda u: _weight(u, group), reverse=True)
+
+
+def _header_value(group: str) -> str:
+    # printable ASCII goes as is; anything else percent-encoded (HTTP headers are latin-1, never CR/LF); long ids
+    # hashed: a load balancer only needs the same value for the same group
+    v = group if all(" " <= ch <= "~" for ch in group) else urllib.parse.quote(group, safe=_HEADER_SAFE)
+    return v if len(v) <= 256 else "sha256:" + hashlib.sha256(v.encode("ascii")).hexdigest()
+
+
+_HEADER_SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) != "%")
+
+
+class _Replica:
+    """One server URL and what the client knows about it (guarded by the client's lock)."""
+
+    __slots__ = ("url", "parts", "healthy", "failures", "next_probe", "probing", "in_flight", "reason")
+
+    def __init__(self, url: str):
+        self.url = url
+        self.parts = _parse_url(url)
+        self.healthy = True  # until a request to it fails
+        self.failures = 0  # consecutive failed requests and probes
+        self.next_probe = 0.0  # time.monotonic() after which an unhealthy replica may be probed
+        self.probing = False
+        self.in_flight = 0  # requests of this client to it now
+        self.reason = ""
+
+
+class _Chunk:
+    """Rollouts sent in one request: whole groups (or one part of a group over ``max_rollouts``)."""
+
+    __slots__ = ("indices", "group", "order", "request_id")
+
+    def __init__(self, group: str, order: List[_Replica]):
+        self.indices: List[int] = []
+        self.group = group  # its first group: the X-Rewardkit-Group header and the failover order
+        self.order = order
+        self.request_id = uuid.uuid4().hex
+
+
+class Client:
+    """A connection to one reward server, or to several replicas serving the same spec.
+
+    **One URL** (``url=``, ``REWARDKIT_URL``). ``connect_timeout`` and ``read_timeout`` (seconds) bound each attempt.
+    A server that cannot be reached (refused, reset, connect timeout) is retried with exponential backoff and full
+    jitter for at most ``unreachable_s`` seconds in total, then :class:`RewardkitUnreachable` (naming the URL) is
+    raised; with a budget over 10 s, one line on stderr announces the first retry. Busy answers (429 after
+    ``Retry-After``, 502, 503, 504) are retried up to ``retries`` times. A read timeout is not retried.
+
+    **Several URLs** (``urls=[...]``, ``REWARDKIT_URLS=a,b,c``). Each group goes to the replica that rendezvous hashing
+    of its group id picks among the healthy ones (:func:`rendezvous_order`), so a group lands on the same replica in
+    every call and every process. A request that fails on a replica (connection refused, reset or closed, 500, 502,
+    503, 504, read timeout) marks the replica unhealthy, and the request goes, with the same request id, to the next
+    healthy replica in its group's order: at most ``failover_retries`` re-sends (default: 2 × the number of URLs),
+    with jittered backoff. An unhealthy replica is skipped until it answers a probe (``GET /readyz``, or ``/healthz``
+    where there is no ``/readyz``), tried after a backoff. When no replica accepts connections, the request waits
+    for one for up to ``unreachable_s``, then :class:`RewardkitUnreachable` names every URL. A 429 waits for
+    ``Retry-After`` and goes to the same replica again (up to ``retries`` times); any other 4xx raises
+    :class:`RewardkitError` at once.
+
+    :meth:`score` sends whole groups (never a group split over two requests, but for a group over the server's
+    ``max_rollouts``), at most ``batch_size`` rollouts per request (a bigger group goes whole, alone), at most
+    ``max_in_flight`` requests at once per replica; results come back in input order, one per rollout. Every
+    ``/v1/score`` request carries ``X-Rewardkit-Request-Id`` (the same on every retry: the server scores it once)
+    and ``X-Rewardkit-Group`` (its first group's id, for a load balancer's ``balance hdr(...)``). Thread-safe: each
+    request opens its own connection; replica health is shared under a lock.
     """
 
     def __init__(
@@ -148,12 +313,14 @@ class Client:
         unreachable_s: Optional[float] = None,
         backoff: float = 0.25,
         max_backoff: float = 30.0,
+        urls: Optional[Union[str, Sequence[str]]] = None,
+        max_in_flight: int = 2,
+        failover_retries: Optional[int] = None,
     ):
-        self.url = (url or os.environ.get("REWARDKIT_URL") or DEFAULT_URL).rstrip("/")
-        parts = urllib.parse.urlsplit(self.url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("rewardkit: bad server URL %r: expected http://host:port" % self.url)
-        self._parts = parts
+        self.urls: List[str] = _resolve_urls(url, urls)
+        self._replicas = [_Replica(u) for u in self.urls]
+        self.url = self.urls[0]  # the first (the only one with one URL)
+        self._parts = self._replicas[0].parts
         self.token = token if token is not None else (os.environ.get("REWARDKIT_TOKEN") or None)
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout if timeout is None else timeout  # ``timeout``: the old name of read_timeout
@@ -162,41 +329,55 @@ class Client:
         self.unreachable_s = unreachable_s if unreachable_s is not None else _env_float("REWARDKIT_UNREACHABLE_S", 4.0)
         self.backoff = backoff
         self.max_backoff = max_backoff
-        self.requests = 0  # HTTP attempts made (tests and logging)
+        self.max_in_flight = max(1, max_in_flight)
+        self.failover_retries = 2 * len(self.urls) if failover_retries is None else max(0, failover_retries)
+        self.requests = 0  # HTTP attempts made, probes excluded (tests and logging)
+        self.failovers = 0  # requests re-sent to another replica after a failure
         self._spec: Optional[Dict[str, Any]] = None
         self._warned = False
+        self._warned_split = False
+        self._spec_hashes: List[str] = []
+        self._cond = threading.Condition(threading.Lock())  # guards replica state and the counters
 
     # -- transport -------------------------------------------------------------------------------------------
-    def _connection(self, timeout: float) -> http.client.HTTPConnection:
-        p = self._parts
-        if p.scheme == "https":
-            return http.client.HTTPSConnection(p.hostname or "", p.port, timeout=timeout)
-        return http.client.HTTPConnection(p.hostname or "", p.port, timeout=timeout)
+    @staticmethod
+    def _connection(parts: urllib.parse.SplitResult, timeout: float) -> http.client.HTTPConnection:
+        if parts.scheme == "https":
+            return http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=timeout)
+        return http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
 
-    def _once(self, method: str, path: str, data: Optional[bytes], headers: Dict[str, str], connect_timeout: float) -> Tuple[int, Mapping[str, str], bytes]:
-        conn = self._connection(connect_timeout)
+    def _attempt(self, rep: _Replica, method: str, path: str, data: Optional[bytes], headers: Mapping[str, str], connect_timeout: float, read_timeout: Optional[float] = None) -> Tuple[int, Dict[str, str], bytes]:
+        """One HTTP exchange with ``rep``. Raises :class:`_ConnectFailed` (nothing sent), :class:`_ReadTimeout` or
+        :class:`_Dropped` (sent, no whole answer)."""
+        conn = self._connection(rep.parts, connect_timeout)
         try:
-            conn.connect()  # bounded by connect_timeout
-            if conn.sock is not None:
-                conn.sock.settimeout(self.read_timeout)
-            base = self._parts.path.rstrip("/")
             try:
-                conn.request(method, base + path, body=data, headers=headers)
+                conn.connect()  # bounded by connect_timeout
+            except (OSError, http.client.HTTPException) as e:
+                raise _ConnectFailed(e) from None
+            if conn.sock is not None:
+                conn.sock.settimeout(self.read_timeout if read_timeout is None else read_timeout)
+            base = rep.parts.path.rstrip("/")
+            try:
+                conn.request(method, base + path, body=data, headers=dict(headers))
                 res = conn.getresponse()
                 return res.status, {k.lower(): v for k, v in res.getheaders()}, res.read()
             except (socket.timeout, TimeoutError):
                 raise _ReadTimeout() from None
+            except (OSError, http.client.HTTPException) as e:
+                raise _Dropped(e) from None
         finally:
             conn.close()
+
+    def _count(self) -> None:
+        with self._cond:
+            self.requests += 1
 
     def _sleep(self, attempt: int) -> float:
         # exponential backoff with full jitter (AWS architecture blog, "Exponential Backoff And Jitter")
         return random.uniform(0, min(self.max_backoff, self.backoff * (2**attempt)))
 
-    def request(self, method: str, path: str, body: Any = None, headers: Optional[Mapping[str, str]] = None) -> Any:
-        """Sends one request and returns the decoded JSON answer. Raises :class:`RewardkitUnreachable` when no
-        server answers within ``unreachable_s``, :class:`RewardkitError` for an error answer."""
-        data = None if body is None else json.dumps(body, default=_jsonable).encode("utf-8")
+    def _headers(self, data: Optional[bytes], headers: Optional[Mapping[str, str]]) -> Dict[str, str]:
         hdrs = {"Accept": "application/json", "User-Agent": "rewardkit-client/" + __version__}
         if data is not None:
             hdrs["Content-Type"] = "application/json"
@@ -204,19 +385,40 @@ class Client:
             hdrs["Authorization"] = "Bearer " + self.token
         if headers:
             hdrs.update(headers)
+        return hdrs
+
+    def request(self, method: str, path: str, body: Any = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Sends one request and returns the decoded JSON answer. Raises :class:`RewardkitUnreachable` when no
+        server answers within ``unreachable_s``, :class:`RewardkitError` for an error answer. With several URLs the
+        request fails over like a chunk of :meth:`score` (starting at a random healthy replica)."""
+        data = None if body is None else json.dumps(body, default=_jsonable).encode("utf-8")
+        hdrs = self._headers(data, headers)
+        if len(self._replicas) == 1:
+            return self._request_one(method, path, data, hdrs)
+        self._probe_in_background()
+        order = [self._replica(u) for u in rendezvous_order(uuid.uuid4().hex, self.urls)]
+        return self._request_failover(method, path, data, hdrs, order, None)
+
+    def _replica(self, url: str) -> _Replica:
+        return self._replicas[self.urls.index(url)]
+
+    def _request_one(self, method: str, path: str, data: Optional[bytes], hdrs: Mapping[str, str]) -> Any:
+        """One URL: retries connection failures for ``unreachable_s`` and busy answers ``retries`` times."""
+        rep = self._replicas[0]
         t0 = time.monotonic()
         busy = 0  # retries spent on busy answers
         down = 0  # failed connection attempts
         while True:
-            self.requests += 1
+            self._count()
             remaining = self.unreachable_s - (time.monotonic() - t0)
             try:
-                status, res_headers, text = self._once(method, path, data, hdrs, max(0.05, min(self.connect_timeout, remaining)) if down else self.connect_timeout)
+                status, res_headers, text = self._attempt(rep, method, path, data, hdrs, max(0.05, min(self.connect_timeout, remaining)) if down else self.connect_timeout)
             except _ReadTimeout:
                 # connected, then no answer: the server is alive but slow (or stuck); sending the batch again would
                 # only add load, so this is not retried
                 raise RewardkitError("rewardkit: %s %s%s: no answer within read_timeout=%.0f s" % (method, self.url, path, self.read_timeout)) from None
-            except (ConnectionError, socket.timeout, TimeoutError, OSError, http.client.HTTPException) as e:
+            except (_ConnectFailed, _Dropped) as err:
+                e = err.cause
                 down += 1
                 elapsed = time.monotonic() - t0
                 wait = self._sleep(down)
@@ -236,14 +438,178 @@ class Client:
             message, code = self._error(text)
             if status in _RETRY_STATUS and busy < self.retries:
                 busy += 1
-                ra = res_headers.get("retry-after", "")
-                try:
-                    wait = min(60.0, float(ra)) if ra else self._sleep(busy)
-                except ValueError:
-                    wait = self._sleep(busy)
-                time.sleep(wait)
+                time.sleep(self._retry_after(res_headers, busy))
                 continue
             raise RewardkitError("rewardkit: %s %s%s: HTTP %d: %s" % (method, self.url, path, status, message), status, code)
+
+    def _retry_after(self, res_headers: Mapping[str, str], attempt: int) -> float:
+        ra = res_headers.get("retry-after", "")
+        try:
+            return min(60.0, float(ra)) if ra else self._sleep(attempt)
+        except ValueError:
+            return self._sleep(attempt)
+
+    # -- several replicas ------------------------------------------------------------------------------------
+    def health(self) -> Dict[str, bool]:
+        """Each URL and whether the client now sends to it (False: failed, skipped until a probe answers)."""
+        with self._cond:
+            return {r.url: r.healthy for r in self._replicas}
+
+    def _pick(self, order: Sequence[_Replica]) -> Optional[_Replica]:
+        with self._cond:
+            for r in order:
+                if r.healthy:
+                    return r
+        return None
+
+    def _probe_delay(self, failures: int) -> float:
+        # jittered exponential backoff between probes of one replica: 0.25 s, 0.5 s, ... at most 5 s (× 0.5 … 1)
+        return random.uniform(0.5, 1.0) * min(5.0, self.max_backoff, self.backoff * float(2 ** max(0, failures - 1)))
+
+    def _mark_down(self, rep: _Replica, why: str) -> None:
+        with self._cond:
+            if not rep.healthy:
+                return
+            rep.healthy = False
+            rep.failures += 1
+            rep.reason = why
+            rep.next_probe = time.monotonic() + self._probe_delay(rep.failures)
+            self._cond.notify_all()  # requests waiting for its slots go elsewhere
+        sys.stderr.write("rewardkit: %s failed (%s); sending its groups to the other replicas until it answers /readyz\n" % (rep.url, why))
+
+    def _reasons(self) -> str:
+        with self._cond:
+            return "; ".join("%s (%s)" % (r.url, r.reason or "up") for r in self._replicas)
+
+    def _probe(self, rep: _Replica) -> bool:
+        """``GET /readyz`` (``/healthz`` when the server has no ``/readyz``): True when the replica takes work."""
+        return self._probe_why(rep) is None
+
+    def _probe_why(self, rep: _Replica) -> Optional[str]:
+        """:meth:`_probe`'s reason: None when the replica is up, else why not. An answer refusing the token (401,
+        403) counts as up: the request itself will then say what is wrong."""
+        hdrs = self._headers(None, None)
+        for path in ("/readyz", "/healthz"):
+            try:
+                status, _, _ = self._attempt(rep, "GET", path, None, hdrs, self.connect_timeout, min(self.read_timeout, 5.0))
+            except (_ConnectFailed, _Dropped) as e:
+                return str(e.cause or type(e.cause).__name__)
+            except _ReadTimeout:
+                return "%s: no answer" % path
+            if status == 404 and path == "/readyz":
+                continue
+            return None if 200 <= status < 300 or status in (401, 403) else "%s: HTTP %d" % (path, status)
+        return "no /readyz nor /healthz"
+
+    def _probe_due(self, rep: _Replica) -> None:
+        """Probes ``rep`` if it is unhealthy, due and not being probed by another thread; updates its state."""
+        with self._cond:
+            if rep.healthy or rep.probing or time.monotonic() < rep.next_probe:
+                return
+            rep.probing = True
+        why: Optional[str] = "probe failed"
+        try:
+            why = self._probe_why(rep)
+        finally:
+            ok = why is None
+            with self._cond:
+                rep.probing = False
+                if ok:
+                    rep.healthy, rep.failures, rep.reason = True, 0, ""
+                    self._cond.notify_all()
+                else:
+                    rep.failures += 1
+                    rep.next_probe = time.monotonic() + self._probe_delay(rep.failures)
+                    rep.reason = why or rep.reason
+            if ok:
+                sys.stderr.write("rewardkit: %s answers again; sending its groups to it\n" % rep.url)
+
+    def _probe_in_background(self) -> None:
+        """Starts a probe of each unhealthy replica that is due (the request being routed does not wait for it)."""
+        with self._cond:
+            due = [r for r in self._replicas if not r.healthy and not r.probing and time.monotonic() >= r.next_probe]
+        for r in due:
+            threading.Thread(target=self._probe_due, args=(r,), name="rewardkit-probe", daemon=True).start()
+
+    def _acquire(self, rep: _Replica, abort: Optional[threading.Event]) -> bool:
+        """Takes one of ``rep``'s ``max_in_flight`` slots; False when it turned unhealthy (or the call was aborted)
+        while waiting."""
+        with self._cond:
+            while rep.healthy and rep.in_flight >= self.max_in_flight and not (abort is not None and abort.is_set()):
+                self._cond.wait(0.5)
+            if not rep.healthy or (abort is not None and abort.is_set()):
+                return False
+            rep.in_flight += 1
+            return True
+
+    def _release(self, rep: _Replica) -> None:
+        with self._cond:
+            rep.in_flight -= 1
+            self._cond.notify_all()
+
+    def _request_failover(self, method: str, path: str, data: Optional[bytes], hdrs: Mapping[str, str], order: Sequence[_Replica], abort: Optional[threading.Event]) -> Any:
+        """Several URLs: sends to the first healthy replica of ``order``, failing over along it (see :class:`Client`)."""
+        unreachable_since: Optional[float] = None  # since when no replica accepted a connection
+        sends = 0  # re-sends after a failure that reached a server
+        busy = 0  # retries after 429
+        last = "no replica tried"
+        while True:
+            if abort is not None and abort.is_set():
+                raise _Aborted()
+            rep = self._pick(order)
+            if rep is None:  # every replica is down: probe them (each at most once per its backoff) and wait
+                now = time.monotonic()
+                if unreachable_since is None:
+                    unreachable_since = now
+                waited = now - unreachable_since
+                if waited >= self.unreachable_s:
+                    raise RewardkitUnreachable(
+                        "rewardkit: cannot reach any reward server (%s %s): %s; waited %.1f s. Is `rewardkit serve` running there? "
+                        "Set REWARDKIT_URLS (verl: reward_kwargs.rewardkit_urls) to their addresses." % (method, path, self._reasons(), waited),
+                        ",".join(self.urls),
+                        self.urls,
+                    )
+                for r in order:
+                    self._probe_due(r)
+                if self._pick(order) is None:
+                    time.sleep(min(0.05, max(0.0, self.unreachable_s - waited)) + random.uniform(0, 0.05))
+                continue
+            if not self._acquire(rep, abort):
+                continue
+            try:
+                self._count()
+                status, res_headers, text = self._attempt(rep, method, path, data, hdrs, self.connect_timeout)
+            except _ConnectFailed as e:
+                last = "%s: %s" % (rep.url, e.cause or type(e.cause).__name__)
+                self._mark_down(rep, str(e.cause or type(e.cause).__name__))
+                if unreachable_since is None:
+                    unreachable_since = time.monotonic()
+                continue  # nothing was sent: the next replica at once
+            except (_Dropped, _ReadTimeout) as e:
+                why = "no answer within read_timeout=%.0f s" % self.read_timeout if isinstance(e, _ReadTimeout) else "connection lost: %s" % (e.cause or type(e.cause).__name__)
+                status, res_headers, text = 0, {}, why.encode("utf-8")
+            finally:
+                self._release(rep)
+            unreachable_since = None
+            if 200 <= status < 300:
+                return json.loads(text.decode("utf-8"))
+            message, code = self._error(text) if status else (text.decode("utf-8"), None)
+            if status == 0 or status in _FAILOVER_STATUS:
+                last = "%s: %s" % (rep.url, message if status == 0 else "HTTP %d: %s" % (status, message))
+                self._mark_down(rep, message if status == 0 else "HTTP %d" % status)
+                sends += 1
+                if sends > self.failover_retries:
+                    raise RewardkitError("rewardkit: %s %s failed %d time(s) over %s; last: %s" % (method, path, sends, ", ".join(self.urls), last), status or None, code)
+                with self._cond:
+                    self.failovers += 1
+                time.sleep(random.uniform(0, min(self.max_backoff, self.backoff * (2 ** (sends - 1)))))
+                continue
+            if status == 429 and busy < self.retries:
+                # backpressure from a live replica: wait as it asks and send it there again (see docs/server.md)
+                busy += 1
+                time.sleep(self._retry_after(res_headers, busy))
+                continue
+            raise RewardkitError("rewardkit: %s %s%s: HTTP %d: %s" % (method, rep.url, path, status, message), status, code)
 
     @staticmethod
     def _error(text: bytes) -> Tuple[str, Optional[str]]:
@@ -265,20 +631,166 @@ class Client:
         """Component names in spec order."""
         return list(self.spec()["components"])
 
+    def _max_rollouts(self) -> int:
+        lim = (self.spec().get("limits") or {}).get("max_rollouts")
+        return lim if isinstance(lim, int) and lim > 0 else 4096
+
+    def _chunks(self, rollouts: Sequence[Any]) -> List[_Chunk]:
+        """Whole groups per chunk, each group on its replica (rendezvous over the healthy ones), at most
+        ``batch_size`` rollouts per chunk but for a bigger group (alone; in parts over ``max_rollouts``).
+        Interleaved over the replicas, so every replica gets work at once."""
+        groups: Dict[str, List[int]] = {}
+        for i, r in enumerate(rollouts):
+            groups.setdefault(group_id(r, i), []).append(i)
+        limit = max(1, self.batch_size)
+        several = len(self._replicas) > 1
+        if several:
+            self._probe_in_background()
+        per: Dict[int, List[_Chunk]] = {}
+        open_: Dict[int, _Chunk] = {}
+        for g, idx in groups.items():
+            order = [self._replica(u) for u in rendezvous_order(g, self.urls)] if several else self._replicas
+            rep = self._pick(order) or order[0]
+            k = id(rep)
+            if len(idx) > limit:  # alone, and in parts when the server would refuse it whole
+                cap = self._max_rollouts()
+                if len(idx) > cap:
+                    self._warn_split(g, len(idx), cap)
+                for j in range(0, len(idx), cap):
+                    c = _Chunk(g, order)
+                    c.indices = idx[j : j + cap]
+                    per.setdefault(k, []).append(c)
+                continue
+            cur = open_.get(k)
+            if cur is None or len(cur.indices) + len(idx) > limit:
+                cur = open_[k] = _Chunk(g, order)
+                per.setdefault(k, []).append(cur)
+            cur.indices.extend(idx)
+        lists = list(per.values())
+        return [c for row in itertools.zip_longest(*lists) for c in row if c is not None]
+
+    def _warn_split(self, group: str, n: int, cap: int) -> None:
+        with self._cond:
+            if self._warned_split:
+                return
+            self._warned_split = True
+        sys.stderr.write(
+            "rewardkit: group %r has %d rollouts, more than the server's max_rollouts=%d: it is sent in parts, and its group-level "
+            "components and advantages are computed per part (warned once)\n" % (group, n, cap)
+        )
+
+    def _send_chunk(self, rollouts: Sequence[Any], chunk: _Chunk, step: Optional[int], details: bool, abort: Optional[threading.Event]) -> Dict[str, Any]:
+        body: Dict[str, Any] = {"rollouts": [rollouts[i] for i in chunk.indices], "details": details}
+        extra = {REQUEST_ID_HEADER: chunk.request_id, GROUP_HEADER: _header_value(chunk.group)}
+        if step is not None:
+            body["step"] = step
+            extra[STEP_HEADER] = str(step)
+        data = json.dumps(body, default=_jsonable).encode("utf-8")  # the same bytes on every retry
+        hdrs = self._headers(data, extra)
+        answer: Dict[str, Any]
+        if len(self._replicas) > 1:
+            answer = self._request_failover("POST", "/v1/score", data, hdrs, chunk.order, abort)
+            return answer
+        rep = self._replicas[0]
+        if not self._acquire(rep, abort):
+            raise _Aborted()
+        try:
+            answer = self._request_one("POST", "/v1/score", data, hdrs)
+            return answer
+        finally:
+            self._release(rep)
+
     def score(self, rollouts: Sequence[Dict[str, Any]], step: Optional[int] = None, details: bool = False) -> List[Dict[str, Any]]:
         """``POST /v1/score``: one result ``{"id", "reward", "components", "advantage"}`` (or ``{"id", "error"}``) per
-        rollout, in order. ``step`` (the training step, for schedules) goes in the body and the ``X-Rewardkit-Step``
-        header; a rollout's own ``step`` wins. Advantages are computed over the groups inside each request."""
-        out: List[Dict[str, Any]] = []
-        n = max(1, self.batch_size)
+        rollout, in input order. ``step`` (the training step, for schedules) goes in the body and the
+        ``X-Rewardkit-Step`` header; a rollout's own ``step`` wins. Groups are never split over requests (but for a
+        group over the server's ``max_rollouts``), so advantages are the same as in one request; with several URLs
+        each group goes to its replica and failed requests fail over (see :class:`Client`)."""
         s = _as_step(step)
-        headers = {STEP_HEADER: str(s)} if s is not None else None
-        for i in range(0, len(rollouts), n):
-            body: Dict[str, Any] = {"rollouts": list(rollouts[i : i + n]), "details": details}
-            if s is not None:
-                body["step"] = s
-            out.extend(self.request("POST", "/v1/score", body, headers)["results"])
-        return out
+        chunks = self._chunks(rollouts)
+        out: List[Optional[Dict[str, Any]]] = [None] * len(rollouts)
+        if len(chunks) == 1:
+            self._collect(rollouts, chunks[0], self._send_chunk(rollouts, chunks[0], s, details, None), out)
+        elif chunks:
+            self._send_all(rollouts, chunks, s, details, out)
+        return out  # type: ignore[return-value]  # every slot filled by _collect
+
+    def _send_all(self, rollouts: Sequence[Any], chunks: List[_Chunk], step: Optional[int], details: bool, out: List[Optional[Dict[str, Any]]]) -> None:
+        """Sends ``chunks`` concurrently: ``max_in_flight`` workers per replica, each taking the first waiting chunk
+        whose replica has a free slot (so no worker waits on a busy replica while another one idles). The first
+        error stops the other workers after their current request and is raised."""
+        pending = list(chunks)
+        abort = threading.Event()
+
+        def ready(c: _Chunk) -> bool:  # under the lock
+            rep = next((r for r in c.order if r.healthy), None)
+            return rep is None or rep.in_flight < self.max_in_flight  # none healthy: its request waits for one
+
+        def worker() -> None:
+            while True:
+                with self._cond:
+                    while True:
+                        if abort.is_set() or not pending:
+                            return
+                        i = next((i for i, c in enumerate(pending) if ready(c)), -1)
+                        if i >= 0:
+                            chunk = pending.pop(i)
+                            break
+                        self._cond.wait(0.5)
+                try:
+                    self._collect(rollouts, chunk, self._send_chunk(rollouts, chunk, step, details, abort), out)
+                except BaseException:
+                    abort.set()  # the other workers stop after their current request
+                    with self._cond:
+                        self._cond.notify_all()
+                    raise
+
+        n = min(len(chunks), self.max_in_flight * len(self._replicas))
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix="rewardkit-score")
+        try:
+            futs = [pool.submit(worker) for _ in range(n)]
+            done, _ = concurrent.futures.wait(futs, return_when=concurrent.futures.FIRST_EXCEPTION)
+            errors = [f.exception() for f in done if f.exception() is not None]
+            first = next((e for e in errors if not isinstance(e, _Aborted)), errors[0] if errors else None)
+            if first is not None:
+                raise first
+        finally:
+            abort.set()
+            pool.shutdown(wait=False)
+
+    def _collect(self, rollouts: Sequence[Any], chunk: _Chunk, answer: Mapping[str, Any], out: List[Optional[Dict[str, Any]]]) -> None:
+        """Puts a chunk's results at their input positions; ids and error fields the server gave by position within
+        the chunk are renumbered to the input position."""
+        results = answer.get("results")
+        if not isinstance(results, list) or len(results) != len(chunk.indices):
+            raise RewardkitError("rewardkit: POST /v1/score answered %s results for %d rollouts" % (len(results) if isinstance(results, list) else "no", len(chunk.indices)))
+        self._check_spec(answer)
+        for j, (k, res) in enumerate(zip(chunk.indices, results)):
+            if j != k and isinstance(res, dict):
+                r = rollouts[k]
+                rid = r.get("id") if isinstance(r, Mapping) else None
+                if not isinstance(rid, (str, int, float)) or isinstance(rid, bool):
+                    res["id"] = str(k)
+                err = res.get("error")
+                if isinstance(err, dict) and isinstance(err.get("field"), str):
+                    head = "rollouts[%d]" % j
+                    if err["field"].startswith(head):
+                        err["field"] = "rollouts[%d]" % k + err["field"][len(head) :]
+            out[k] = res
+
+    def _check_spec(self, answer: Mapping[str, Any]) -> None:
+        """Warns once per new spec hash when replicas answer with different specs (a misconfigured fleet, or a
+        rolling update in progress): their rewards are not comparable."""
+        h = (answer.get("spec") or {}).get("hash") if isinstance(answer.get("spec"), Mapping) else None
+        if not isinstance(h, str):
+            return
+        with self._cond:
+            if h in self._spec_hashes:
+                return
+            self._spec_hashes.append(h)
+            seen = list(self._spec_hashes)
+        if len(seen) > 1:
+            sys.stderr.write("rewardkit: the replicas answer with different specs (hashes %s): their rewards are not comparable\n" % ", ".join(seen))
 
     def advantages(self, rollouts: Sequence[Dict[str, Any]], estimator: Optional[str] = None, preset: Optional[str] = None, options: Optional[Dict[str, Any]] = None) -> List[Optional[float]]:
         """``POST /v1/advantages`` over rollouts with ``id``, ``group``, ``reward`` (and ``components``)."""
@@ -293,12 +805,12 @@ class Client:
 
 
 _default: Optional[Client] = None
-_clients: Dict[Tuple[Optional[str], Optional[str]], Client] = {}
+_clients: Dict[Tuple[Any, ...], Client] = {}
 _default_lock = threading.Lock()
 
 
 def default_client() -> Client:
-    """The process-wide client configured from ``REWARDKIT_URL`` / ``REWARDKIT_TOKEN``."""
+    """The process-wide client configured from ``REWARDKIT_URLS`` / ``REWARDKIT_URL`` / ``REWARDKIT_TOKEN``."""
     global _default
     with _default_lock:
         if _default is None:
@@ -307,14 +819,17 @@ def default_client() -> Client:
 
 
 def _client_from(kw: Mapping[str, Any]) -> Client:
-    # verl passes reward_kwargs into every call: rewardkit_url / rewardkit_token select another server
-    url, token = kw.get("rewardkit_url"), kw.get("rewardkit_token")
-    if url is None and token is None:
+    # verl passes reward_kwargs into every call: rewardkit_urls (a list or "a,b,c"; it wins over rewardkit_url),
+    # rewardkit_url and rewardkit_token select other servers
+    url, urls, token = kw.get("rewardkit_url"), kw.get("rewardkit_urls"), kw.get("rewardkit_token")
+    if url is None and urls is None and token is None:
         return default_client()
+    if urls is not None:
+        urls, url = tuple(_split_urls(urls)), None
     with _default_lock:
-        c = _clients.get((url, token))
+        c = _clients.get((url, urls, token))
         if c is None:
-            c = _clients[(url, token)] = Client(url=url, token=token)
+            c = _clients[(url, urls, token)] = Client(url=url, urls=urls, token=token)
         return c
 
 
@@ -365,8 +880,16 @@ def _token_count(text: str, kw: Mapping[str, Any]) -> Optional[int]:
     return len(tok(text, add_special_tokens=False)["input_ids"])
 
 
+def _verl_group(i: int, solution_str: Any) -> str:
+    """verl scores each sample alone (its advantages are computed in verl): a group of one, unique in its request
+    (``i``) and named after the response, so single-sample calls spread over the replicas (and the same response
+    goes to the same replica, where its verdict is cached)."""
+    text = solution_str if isinstance(solution_str, str) else json.dumps(solution_str, default=_jsonable)
+    return "verl-%d-%s" % (i, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12])
+
+
 def _verl_rollout(i: int, data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any, kw: Mapping[str, Any]) -> Dict[str, Any]:
-    r: Dict[str, Any] = {"id": str(i), "group": "verl-%d" % i, "completion": solution_str, "reference": ground_truth}
+    r: Dict[str, Any] = {"id": str(i), "group": _verl_group(i, solution_str), "completion": solution_str, "reference": ground_truth}
     meta: Dict[str, Any] = {"data_source": data_source}
     if isinstance(extra_info, Mapping):
         meta["extra_info"] = {k: v for k, v in extra_info.items() if k != "rollout_reward_scores"}
@@ -439,7 +962,7 @@ class _Coalescer:
     async def _send(self, batch: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]]) -> None:
         rollouts = []
         for i, (r, _) in enumerate(batch):
-            r = dict(r, id=str(i), group="verl-%d" % i)
+            r = dict(r, id=str(i), group=_verl_group(i, r["completion"]))
             rollouts.append(r)
         try:
             results = await asyncio.to_thread(self.client.score, rollouts)
@@ -602,13 +1125,15 @@ def _trajectory_tokens(state: Any) -> Optional[int]:
 
 
 def _one(completion: Any, answer: Any, info: Any, state: Any, kw: Mapping[str, Any]) -> Dict[str, Any]:
-    r: Dict[str, Any] = {"id": "0", "group": "0", "completion": completion, "reference": answer}
+    # a group of one, named after the prompt (else the completion): calls spread over replicas by prompt
+    prompt = kw.get("prompt")
+    key = json.dumps(prompt if isinstance(prompt, (str, list)) else completion, default=_jsonable, sort_keys=True)
+    r: Dict[str, Any] = {"id": "0", "group": "vf-" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16], "completion": completion, "reference": answer}
     if isinstance(info, Mapping):
         r["metadata"] = {"info": dict(info)}
     n = _trajectory_tokens(state)
     if n is not None:
         r["completion_tokens"] = n
-    prompt = kw.get("prompt")
     if isinstance(prompt, (str, list)):
         r["prompt"] = prompt
     return _client_from(kw).score([r], step=_as_step(kw.get("step")))[0]
