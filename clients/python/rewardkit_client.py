@@ -264,13 +264,14 @@ class _Replica:
 class _Chunk:
     """Rollouts sent in one request: whole groups (or one part of a group over ``max_rollouts``)."""
 
-    __slots__ = ("indices", "group", "order", "request_id")
+    __slots__ = ("indices", "group", "order", "request_id", "group_size")
 
     def __init__(self, group: str, order: List[_Replica]):
         self.indices: List[int] = []
         self.group = group  # its first group: the X-Rewardkit-Group header and the failover order
         self.order = order
         self.request_id = uuid.uuid4().hex
+        self.group_size: Optional[int] = None  # set on the parts of a split group: sent as each rollout's group_size
 
 
 class Client:
@@ -659,6 +660,8 @@ class Client:
                 for j in range(0, len(idx), cap):
                     c = _Chunk(g, order)
                     c.indices = idx[j : j + cap]
+                    if len(idx) > cap:
+                        c.group_size = len(idx)
                     per.setdefault(k, []).append(c)
                 continue
             cur = open_.get(k)
@@ -675,12 +678,16 @@ class Client:
                 return
             self._warned_split = True
         sys.stderr.write(
-            "rewardkit: group %r has %d rollouts, more than the server's max_rollouts=%d: it is sent in parts, and its group-level "
-            "components and advantages are computed per part (warned once)\n" % (group, n, cap)
+            "rewardkit: group %r has %d rollouts, more than the server's max_rollouts=%d: it is sent in parts with group_size=%d, "
+            "so a spec with group-level components answers its rollouts with a partial-group error rather than a reward from part "
+            "of the group, and its advantages are computed per part (raise the server's --max-rollouts; warned once)\n" % (group, n, cap, n)
         )
 
     def _send_chunk(self, rollouts: Sequence[Any], chunk: _Chunk, step: Optional[int], details: bool, abort: Optional[threading.Event]) -> Dict[str, Any]:
-        body: Dict[str, Any] = {"rollouts": [rollouts[i] for i in chunk.indices], "details": details}
+        part = [rollouts[i] for i in chunk.indices]
+        if chunk.group_size is not None:  # a part of a split group says how large the group is (the server checks)
+            part = [dict(r, group_size=chunk.group_size) if isinstance(r, Mapping) and "group_size" not in r else r for r in part]
+        body: Dict[str, Any] = {"rollouts": part, "details": details}
         extra = {REQUEST_ID_HEADER: chunk.request_id, GROUP_HEADER: _header_value(chunk.group)}
         if step is not None:
             body["step"] = step

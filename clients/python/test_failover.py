@@ -351,6 +351,10 @@ class StubTest(unittest.TestCase):
         self.assertEqual(sum(sent.values()), len(rollouts))
         huge = [len(b["rollouts"]) for s in stubs for _, b in s.scores() if b["rollouts"][0].get("group") == "huge"]
         self.assertEqual(sorted(huge), [6, 12, 12])
+        # the parts of the split group say how large it is, so a server with group-level components refuses them
+        sizes_sent = {r.get("group_size") for s in stubs for _, b in s.scores() for r in b["rollouts"] if r.get("group") == "huge"}
+        self.assertEqual(sizes_sent, {30})
+        self.assertNotIn("group_size", next(r for s in stubs for _, b in s.scores() for r in b["rollouts"] if r.get("group") == "big"))
         big = [len(b["rollouts"]) for s in stubs for _, b in s.scores() if any(r.get("group") == "big" for r in b["rollouts"])]
         self.assertEqual(big, [10])
         self.assertEqual(self.stderr.getvalue().count("more than the server's max_rollouts=12"), 1)
