@@ -54,6 +54,8 @@ const templates = groups.map((gs) =>
 );
 
 let nonce = 0;
+/** Request ids, unique over the run (a replayed body under an id already used would be a 409). */
+let requestIds = 0;
 /** A request of 8 whole groups, every completion unique: its body and its first group's id. */
 function coldRequest() {
   const k = nonce++;
@@ -126,7 +128,7 @@ async function cell(fleet, redisPid, next) {
         const q = next();
         const s = fleet[hash(q.group) % fleet.length];
         const r = await request(agent, s.port, "POST", "/v1/score", q.body, {
-          "X-Rewardkit-Request-Id": `req-${nonce}-${sent.length}`,
+          "X-Rewardkit-Request-Id": `req-${requestIds++}`,
         });
         sent.push(q);
         if (r.status === 200) rollouts += q.rollouts;
@@ -196,12 +198,13 @@ console.log(
     `${SECONDS} s per cell, ${REPS} interleaved repetitions, ${CONCURRENCY} requests of 64 rollouts in flight, -j ${JOBS} per replica, redis-server ${/v=(\S+)/.exec(spawnSync("redis-server", ["--version"], { encoding: "utf8" }).stdout)?.[1] ?? "?"}`,
 );
 
-// warm-up: one request per replica (first-request costs: worker start, JIT)
-for (const f of fleets)
-  for (const s of f) {
-    const q = coldRequest();
-    await request(undefined, s.port, "POST", "/v1/score", q.body);
-  }
+// warm-up: 4 requests (256 rollouts) per replica, 2 at a time (worker start, JIT of the math verifier)
+await Promise.all(
+  fleets.flat().map(async (s) => {
+    for (let k = 0; k < 2; k++)
+      await Promise.all([0, 1].map(() => request(undefined, s.port, "POST", "/v1/score", coldRequest().body)));
+  }),
+);
 
 const results = CONFIGS.map(() => ({ cold: [], warm: [] }));
 for (let rep = 0; rep < REPS; rep++) {
@@ -242,13 +245,19 @@ CONFIGS.forEach((c, i) => {
     );
   }
 });
+console.log(
+  "server CPU: user + system of every replica (worker threads included) / rollouts; store wait: rewardkit_store_seconds_total / " +
+    "rollouts, the replicas' store operations' durations summed (they overlap each other and scoring, and include " +
+    "event-loop delay): an upper bound, not a cost in series; redis CPU: redis-server's own user + system / rollouts",
+);
 const perRollout = (rate) => 1000 / rate;
 for (const pass of ["cold", "warm"]) {
   const s1 = median(results[1][pass].map((c) => c.rate));
   console.log(
     `store overhead, 1 replica, ${pass}: ${(perRollout(s1) - perRollout(base[pass])).toFixed(3)} ms/rollout of wall time ` +
       `(${perRollout(base[pass]).toFixed(3)} → ${perRollout(s1).toFixed(3)} ms), ` +
-      `store wait ${f2(results[1][pass].map((c) => c.storeMs)).trim()} ms/rollout (overlapped with scoring: concurrent requests)`,
+      `store wait ${f2(results[1][pass].map((c) => c.storeMs)).trim()} ms/rollout (overlapped), ` +
+      `server CPU ${(median(results[1][pass].map((c) => c.cpuMs)) - median(results[0][pass].map((c) => c.cpuMs))).toFixed(3)} ms/rollout more`,
   );
 }
 if (availableParallelism() <= 2)
