@@ -4,7 +4,11 @@ import { createAgents, postOnce } from "./http.js";
 import type { Agents } from "./http.js";
 import { AbortedError, Limiter } from "./limiter.js";
 import { FleetLimiter } from "./fleet-limiter.js";
-import { sharedBudgets } from "./budgets.js";
+import { sharedModelStore } from "./model-store.js";
+import type { StoreGuard } from "../store/guard.js";
+
+/** How long a model response stays in the fleet's store, ms (24 h, as verdicts). */
+const SHARED_RESPONSE_TTL_MS = 24 * 3600 * 1000;
 import { backoffDelay, sleep } from "./retry.js";
 import type { BackoffOptions } from "./retry.js";
 import type { CallUsage, ClientOptions, Extracted } from "./types.js";
@@ -31,13 +35,16 @@ export interface CallOptions<T> {
  * concurrency, rpm, tpm, a pause on 429 + `Retry-After`), bounded retries with backoff and jitter (`retry.ts`), a
  * hard deadline per attempt, a response cache with in-flight de-duplication keyed by (URL, request body — which
  * holds the model, the rendered prompt and every sampling option — and the caller's salt), and accounting of calls,
- * retries, cache hits, tokens and cost.
+ * retries, cache hits, tokens and cost. In a fleet (`rewardkit serve --store`, see `budgets.ts`) the limits hold for
+ * every replica together and the response cache has a second tier in the store.
  *
  * The API key is held only to build the `Authorization` header; every error text that leaves the client has the key
  * replaced by `***` (a server that echoes the header cannot leak it into outputs or logs).
  */
 export class ModelClient {
   private readonly limiter: Limiter | FleetLimiter;
+  /** The fleet's store (`rewardkit serve --store`): budgets and a second tier of the response cache. */
+  private readonly fleet: StoreGuard | undefined;
   private readonly cache: BoundedCache<unknown>;
   private readonly pending = new Map<string, Promise<CallResult<unknown>>>();
   private readonly headers: Record<string, string>;
@@ -60,8 +67,11 @@ export class ModelClient {
       ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
       ...(o.tpm !== undefined ? { tpm: o.tpm } : {}),
     };
-    const fleet = sharedBudgets();
-    this.limiter = fleet ? new FleetLimiter(fleet, this.budgetKey(), limits, o.requestTimeoutMs + 5_000) : new Limiter(limits);
+    const fleet = sharedModelStore();
+    this.fleet = fleet;
+    this.limiter = fleet
+      ? new FleetLimiter(fleet, this.budgetKey(), limits, o.requestTimeoutMs + 5_000)
+      : new Limiter(limits);
     this.cache = new BoundedCache<unknown>(o.cacheSize);
     this.headers = { ...(o.headers ?? {}), ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) };
     this.backoff = { baseMs: o.backoffMs ?? 500, maxMs: o.maxBackoffMs ?? 30_000 };
@@ -126,13 +136,37 @@ export class ModelClient {
       this.usage.cacheHits++;
       return inflight.then((r) => (r.ok ? { ...(r as { ok: true; value: T }), attempts: 0, cached: true } : r));
     }
-    const p = this.run(url, text, co).then((r) => {
+    const fleet = this.fleet;
+    const p = (async (): Promise<CallResult<unknown>> => {
+      // the fleet's response cache: a call another replica made (a retried rollout after a failover) is not made again
+      if (fleet) {
+        const [v] = await fleet.attempt(
+          "cache_get",
+          (s) => s.getMany([`m:${key}`]),
+          () => [undefined],
+        );
+        if (v !== undefined) {
+          this.usage.cacheHits++;
+          return { ok: true, value: JSON.parse(v) as unknown, attempts: 0, cached: true };
+        }
+      }
+      const r = await this.run(url, text, co);
+      if (r.ok && fleet) {
+        const value = JSON.stringify(r.value);
+        void fleet.attempt(
+          "cache_set",
+          (s) => s.set(`m:${key}`, value, SHARED_RESPONSE_TTL_MS),
+          () => undefined,
+        );
+      }
+      return r;
+    })().then((r) => {
       this.pending.delete(key);
       if (r.ok) this.cache.set(key, r.value);
       return r;
     });
     this.pending.set(key, p);
-    return p;
+    return p as Promise<CallResult<T>>;
   }
 
   private async run<T>(url: string, text: string, co: CallOptions<T>): Promise<CallResult<T>> {

@@ -65,7 +65,11 @@ export class FleetLimiter {
   /** Pauses every replica's calls to this endpoint for `ms` (a 429's `Retry-After`). */
   pause(ms: number): void {
     this.local.pause(ms);
-    void this.guard.attempt("budget", (s) => s.budgetPause(this.endpoint, ms), () => undefined);
+    void this.guard.attempt(
+      "budget",
+      (s) => s.budgetPause(this.endpoint, ms),
+      () => undefined,
+    );
   }
 
   private async pump(): Promise<void> {
@@ -84,7 +88,11 @@ export class FleetLimiter {
           lease,
           leaseMs: this.leaseMs,
         };
-        const answer = await this.guard.attempt("budget", (s) => s.budgetAcquire(this.endpoint, ask), () => undefined);
+        const answer = await this.guard.attempt(
+          "budget",
+          (s) => s.budgetAcquire(this.endpoint, ask),
+          () => undefined,
+        );
         if (this.queue[0] !== w) continue; // aborted while asking: a lease granted now is released below
         if (answer === undefined) {
           // the store failed: this call goes through the replica's own limiter

@@ -25,7 +25,7 @@ export interface ClientOptions {
   /**
    * What identifies the endpoint's budget across a fleet (the API root and model; default: none, the credentials and
    * limits alone). Clients of one endpoint in every replica share `rpm`, `tpm` and `concurrency` when the server has a
-   * store ({@link shareBudgets}).
+   * store ({@link shareModelStore}).
    */
   endpoint?: string;
 }

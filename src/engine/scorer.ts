@@ -16,7 +16,6 @@ import type { StepOptions } from "./pool.js";
 import { runInline } from "./inline.js";
 import { getPath } from "../io/fields.js";
 import { SharedVerdicts } from "./shared-verdicts.js";
-import type { DEFAULT_VERDICT_TTL_MS } from "./shared-verdicts.js";
 import type { StoreGuard } from "../store/guard.js";
 import { FleetSchedules } from "../schedule/fleet.js";
 
@@ -43,7 +42,7 @@ export interface ScorerOptions {
    * sandbox, …), and the performance schedules' fleet-wide state ({@link FleetSchedules}).
    */
   store?: StoreGuard;
-  /** How long a verdict stays in the shared store, ms (default {@link DEFAULT_VERDICT_TTL_MS}, 24 h). */
+  /** How long a verdict stays in the shared store, ms (default 24 h: `DEFAULT_VERDICT_TTL_MS`). */
   storeTtlMs?: number;
 }
 
@@ -118,7 +117,8 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   const shared = options.store ? new SharedVerdicts(options.store, options.storeTtlMs) : undefined;
   // a store round trip pays off for work in the pool or a sandbox, not for a regex on this thread
   const sharedFor = spec.components.map(
-    (c, i) => shared !== undefined && cached[i]! && (c.definition.isolation === "worker" || c.definition.selfTimed === true),
+    (c, i) =>
+      shared !== undefined && cached[i]! && (c.definition.isolation === "worker" || c.definition.selfTimed === true),
   );
   const runtime = spec.schedules.length > 0 ? new ScheduleRuntime(spec) : undefined;
   const fleet = runtime?.stateful && options.store ? new FleetSchedules(options.store, spec.hash) : undefined;
@@ -223,7 +223,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       results = await Promise.all(spec.components.map((_, i) => one(i, input, base, values.options[i])));
       return finish(input, results, values);
     } finally {
-      rt.end(seq, values, results);
+      await rt.end(seq, values, results);
     }
   }
 

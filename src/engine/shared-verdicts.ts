@@ -20,7 +20,11 @@ export class SharedVerdicts {
 
   /** The verdict stored under `key`, or undefined (absent, unreadable, or the store failed). */
   async get(key: string): Promise<ComponentResult | undefined> {
-    const [v] = await this.guard.attempt("cache_get", (s) => s.getMany([this.prefix + key]), () => [undefined]);
+    const [v] = await this.guard.attempt(
+      "cache_get",
+      (s) => s.getMany([this.prefix + key]),
+      () => [undefined],
+    );
     if (v !== undefined) {
       try {
         return JSON.parse(v) as ComponentResult;
@@ -33,6 +37,10 @@ export class SharedVerdicts {
 
   /** Stores a verdict (not awaited by scoring: a slow store never delays a reward). */
   set(key: string, r: ComponentResult): void {
-    void this.guard.attempt("cache_set", (s) => s.set(this.prefix + key, JSON.stringify(r), this.ttlMs), () => undefined);
+    void this.guard.attempt(
+      "cache_set",
+      (s) => s.set(this.prefix + key, JSON.stringify(r), this.ttlMs),
+      () => undefined,
+    );
   }
 }

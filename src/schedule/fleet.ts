@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { StoreGuard } from "../store/guard.js";
-import type { ScheduleRuntime, SharedScheduleState } from "./runtime.js";
+import type { ScheduleRuntime, ScheduleShare, SharedScheduleState } from "./runtime.js";
 
 /** Settings of {@link FleetSchedules}. */
 export interface FleetOptions {
@@ -36,12 +36,18 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * A store that fails returns `false` from {@link advance}: the replica seals from its own results (degraded, with a
  * warning and `rewardkit_store_errors_total`), and takes the fleet's state again when the store answers.
  */
-export class FleetSchedules {
+export class FleetSchedules implements ScheduleShare {
   private readonly replica: string;
   private readonly leaseMs: number;
   private readonly maxWaitMs: number;
   private readonly pollMs: number;
-  private readonly keys: { state: string; lock: string; index: string; inflight: string; pending: (s: number) => string };
+  private readonly keys: {
+    state: string;
+    lock: string;
+    index: string;
+    inflight: string;
+    pending: (s: number) => string;
+  };
   private readonly heartbeat: NodeJS.Timeout;
   private warnedWait = false;
 
@@ -63,7 +69,12 @@ export class FleetSchedules {
       pending: (s) => `${ns}pending:${s}`,
     };
     this.heartbeat = setInterval(
-      () => void this.guard.attempt("schedule", (st) => st.registryTouch(this.keys.inflight, this.replica, this.leaseMs), () => undefined),
+      () =>
+        void this.guard.attempt(
+          "schedule",
+          (st) => st.registryTouch(this.keys.inflight, this.replica, this.leaseMs),
+          () => undefined,
+        ),
       Math.max(100, Math.floor(this.leaseMs / 4)),
     );
     this.heartbeat.unref();
@@ -81,15 +92,22 @@ export class FleetSchedules {
   /**
    * A rollout of `step` finished: its pass/fail per performance schedule (undefined when it failed) goes to the
    * step's list, then its in-flight count is dropped (in that order: a sealer that sees the count gone sees the
-   * result). When the store fails, `keepLocal` keeps the result in this replica's own pending list.
+   * result). When the store fails, `keepLocal` keeps the result in this replica's own pending list. Awaited by the
+   * scorer: a rollout's result is in the store before its answer leaves, so results enter the windows in the order
+   * the trainer saw them answered.
    */
-  leave(step: number, passes: readonly boolean[] | undefined, keepLocal: () => void): void {
-    void (async () => {
+  async leave(step: number, passes: readonly boolean[] | undefined, keepLocal: () => void): Promise<void> {
+    await (async () => {
       if (passes) {
         const pushed = await this.guard.attempt(
           "schedule",
           async (s) => {
-            await s.appendIndexed(this.keys.pending(step), passes.map((p) => (p ? 1 : 0)).join(""), this.keys.index, step);
+            await s.appendIndexed(
+              this.keys.pending(step),
+              passes.map((p) => (p ? 1 : 0)).join(""),
+              this.keys.index,
+              step,
+            );
             return true;
           },
           () => false,

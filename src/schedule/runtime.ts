@@ -4,7 +4,6 @@ import type { ScheduleSpec } from "./types.js";
 import { PerformanceTracker } from "./performance.js";
 import type { PerformanceOptions, PerformanceState } from "./performance.js";
 import type { ScheduledOption } from "./types.js";
-import type { FleetSchedules } from "./fleet.js";
 
 /** Every scheduled value of a spec at one step. Arrays are in component order. */
 export interface ResolvedValues {
@@ -42,6 +41,19 @@ interface Pending {
 
 /** The fleet-wide part of a {@link ScheduleState}: trackers and frontier (results pending sit in the store). */
 export type SharedScheduleState = Omit<ScheduleState, "pending">;
+
+/**
+ * What a runtime needs from a fleet to share its performance schedules (implemented by `FleetSchedules` in
+ * `schedule/fleet.ts` over the store).
+ */
+export interface ScheduleShare {
+  /** Registers a rollout of `step` in flight for the fleet. */
+  enter(step: number): Promise<void>;
+  /** A rollout of `step` finished with `passes` (undefined: it failed); `keepLocal` keeps it here if the store fails. */
+  leave(step: number, passes: readonly boolean[] | undefined, keepLocal: () => void): Promise<void>;
+  /** Brings `rt` to `step` for the fleet. @returns false when the store failed (the runtime seals locally). */
+  advance(step: number, rt: ScheduleRuntime): Promise<boolean>;
+}
 
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
@@ -81,7 +93,7 @@ export class ScheduleRuntime {
   private pending: Pending[] = [];
   private readonly inflight = new Map<number, number>();
   private waiters: Array<{ step: number; wake: () => void }> = [];
-  private fleet: FleetSchedules | undefined;
+  private fleet: ScheduleShare | undefined;
   /** Per step, the fleet advance in progress (one per replica and step, however many rollouts wait for it). */
   private readonly advancing = new Map<number, Promise<void>>();
 
@@ -159,10 +171,10 @@ export class ScheduleRuntime {
   }
 
   /**
-   * Shares the performance schedules with a fleet of replicas through a store ({@link FleetSchedules}): results go
-   * to the store, and a step is sealed once for the whole fleet from the union of every replica's results.
+   * Shares the performance schedules with a fleet of replicas through a store (`FleetSchedules`): results go to the
+   * store, and a step is sealed once for the whole fleet from the union of every replica's results.
    */
-  share(fleet: FleetSchedules): void {
+  share(fleet: ScheduleShare): void {
     if (this.stateful) this.fleet = fleet;
   }
 
@@ -179,17 +191,20 @@ export class ScheduleRuntime {
     return p;
   }
 
-  /** Finishes a rollout started with {@link begin}: records its pass/fail for each performance schedule. */
-  end(seq: number, values: ResolvedValues, results: readonly ComponentResult[] | undefined): void {
+  /**
+   * Finishes a rollout started with {@link begin}: records its pass/fail for each performance schedule. In a fleet
+   * ({@link share}) the result goes to the store: await the promise before answering.
+   */
+  end(seq: number, values: ResolvedValues, results: readonly ComponentResult[] | undefined): Promise<void> | void {
+    let passes: boolean[] | undefined;
     if (results) {
-      const passes = this.trackers.map(({ schedule }) => {
+      passes = this.trackers.map(({ schedule }) => {
         const i = schedule.tracks!;
         const s = results[i]?.score;
         return s !== null && s !== undefined && s >= values.thresholds[i]!;
       });
-      if (this.fleet) this.fleet.leave(values.step, passes, () => this.pending.push({ step: values.step, seq, passes }));
-      else this.pending.push({ step: values.step, seq, passes });
-    } else if (this.fleet) this.fleet.leave(values.step, undefined, () => {});
+      if (!this.fleet) this.pending.push({ step: values.step, seq, passes });
+    }
     const n = (this.inflight.get(values.step) ?? 1) - 1;
     if (n <= 0) this.inflight.delete(values.step);
     else this.inflight.set(values.step, n);
@@ -198,6 +213,10 @@ export class ScheduleRuntime {
     if (ready.length > 0) {
       this.waiters = this.waiters.filter((w) => low < w.step);
       for (const w of ready) w.wake();
+    }
+    if (this.fleet) {
+      const p = passes;
+      return this.fleet.leave(values.step, p, () => p && this.pending.push({ step: values.step, seq, passes: p }));
     }
   }
 

@@ -63,9 +63,7 @@ export function createApp(ctx: ServerContext): Hono {
   // until draining; the store's state is reported, not judged: a degraded replica still scores (on local state)
   app.get("/readyz", (c) => {
     const ready = ctx.ready && !ctx.draining;
-    const store = ctx.store
-      ? { store: { address: ctx.store.store.description, up: !ctx.store.health.degraded } }
-      : {};
+    const store = ctx.store ? { store: { address: ctx.store.store.description, up: !ctx.store.health.degraded } } : {};
     return c.json({ status: ready ? "ready" : "shutting_down", ...store }, ready ? 200 : 503);
   });
   app.get("/metrics", (c) =>

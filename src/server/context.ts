@@ -131,10 +131,20 @@ function createMetrics(
     new Gauge("rewardkit_queue_capacity", "Most rollouts admitted at once (beyond it: 429).", () => admission.capacity),
   );
   registry.add(
-    new Gauge("rewardkit_cache_hits_total", "Verdict cache hits in this process.", () => scorer.stats().cacheHits, "counter"),
+    new Gauge(
+      "rewardkit_cache_hits_total",
+      "Verdict cache hits in this process.",
+      () => scorer.stats().cacheHits,
+      "counter",
+    ),
   );
   registry.add(
-    new Gauge("rewardkit_cache_misses_total", "Verdict cache misses in this process.", () => scorer.stats().cacheMisses, "counter"),
+    new Gauge(
+      "rewardkit_cache_misses_total",
+      "Verdict cache misses in this process.",
+      () => scorer.stats().cacheMisses,
+      "counter",
+    ),
   );
   registry.add(
     new Gauge(
@@ -169,8 +179,10 @@ function createMetrics(
     ),
   );
   registry.add(
-    new Gauge("rewardkit_store_up", "1 when the shared store answered the last operation, 0 when degraded to local state (absent without --store).", () =>
-      store ? [{ labels: { store: store.store.description }, value: store.health.degraded ? 0 : 1 }] : [],
+    new Gauge(
+      "rewardkit_store_up",
+      "1 when the shared store answered the last operation, 0 when degraded to local state (absent without --store).",
+      () => (store ? [{ labels: { store: store.store.description }, value: store.health.degraded ? 0 : 1 }] : []),
     ),
   );
   registry.add(
@@ -222,7 +234,8 @@ export function createContext(
 ): ServerContext {
   const { store } = shared;
   const records =
-    shared.records ?? new Idempotency(store ?? new StoreGuard(new MemoryStore()), spec.hash, { ttlMs: options.requestTtlMs });
+    shared.records ??
+    new Idempotency(store ?? new StoreGuard(new MemoryStore()), spec.hash, { ttlMs: options.requestTtlMs });
   const admission = new Admission(options.maxQueue);
   const bodies = new BodyBudget(options.maxRequests, options.maxInflightBytes);
   return {

@@ -23,9 +23,7 @@ export interface Answer {
 type RecordValue = { state: "pending"; hash: string; owner: string } | { state: "done"; hash: string; answer: Answer };
 
 /** What {@link Idempotency.run} did. */
-export type Outcome =
-  | { kind: "answered"; answer: Answer; replayed: boolean }
-  | { kind: "conflict"; message: string };
+export type Outcome = { kind: "answered"; answer: Answer; replayed: boolean } | { kind: "conflict"; message: string };
 
 /** Settings of {@link Idempotency}. */
 export interface IdempotencyOptions {
@@ -76,7 +74,11 @@ export class Idempotency {
   }
 
   private async read(key: string): Promise<RecordValue | undefined> {
-    const [v] = await this.guard.attempt("idempotency", (s) => s.getMany([key]), () => [undefined]);
+    const [v] = await this.guard.attempt(
+      "idempotency",
+      (s) => s.getMany([key]),
+      () => [undefined],
+    );
     if (v === undefined) return undefined;
     try {
       return JSON.parse(v) as RecordValue;
@@ -124,9 +126,16 @@ export class Idempotency {
         continue;
       }
       let renewing: Promise<unknown> = Promise.resolve();
-      const renew = setInterval(() => {
-        renewing = this.guard.attempt("idempotency", (s) => s.set(key, claim, this.claimMs), () => undefined);
-      }, Math.max(50, Math.floor(this.claimMs / 3)));
+      const renew = setInterval(
+        () => {
+          renewing = this.guard.attempt(
+            "idempotency",
+            (s) => s.set(key, claim, this.claimMs),
+            () => undefined,
+          );
+        },
+        Math.max(50, Math.floor(this.claimMs / 3)),
+      );
       renew.unref();
       let answer: Answer;
       try {
@@ -134,15 +143,28 @@ export class Idempotency {
       } catch (e) {
         clearInterval(renew);
         await renewing;
-        await this.guard.attempt("idempotency", (s) => s.deleteIfEquals(key, claim), () => false);
+        await this.guard.attempt(
+          "idempotency",
+          (s) => s.deleteIfEquals(key, claim),
+          () => false,
+        );
         throw e;
       }
       clearInterval(renew);
       await renewing; // a renewal still on its way must not land after the answer
       if (answer.status >= 200 && answer.status < 300) {
         const done = JSON.stringify({ state: "done", hash, answer } satisfies RecordValue);
-        await this.guard.attempt("idempotency", (s) => s.set(key, done, this.ttlMs), () => undefined);
-      } else await this.guard.attempt("idempotency", (s) => s.deleteIfEquals(key, claim), () => false);
+        await this.guard.attempt(
+          "idempotency",
+          (s) => s.set(key, done, this.ttlMs),
+          () => undefined,
+        );
+      } else
+        await this.guard.attempt(
+          "idempotency",
+          (s) => s.deleteIfEquals(key, claim),
+          () => false,
+        );
       return { kind: "answered", answer, replayed: false };
     }
     return { kind: "answered", answer: await compute(), replayed: false };

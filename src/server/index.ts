@@ -19,7 +19,7 @@ import type { ServerContext } from "./context.js";
 import { resolveOptions } from "./options.js";
 import { openStore } from "../store/open.js";
 import { StoreGuard } from "../store/guard.js";
-import { shareBudgets } from "../client/budgets.js";
+import { shareModelStore } from "../client/model-store.js";
 
 import type { ServerOptions } from "./options.js";
 
@@ -83,9 +83,10 @@ export async function startServer(
         "Set REWARDKIT_TOKEN (or --token-file), bind 127.0.0.1, or pass --insecure to serve it open anyway",
     );
   }
-  const store = options.store !== undefined ? new StoreGuard(await openStore(options.store, options.storeWaitMs)) : undefined;
+  const store =
+    options.store !== undefined ? new StoreGuard(await openStore(options.store, options.storeWaitMs)) : undefined;
   // model clients (judges, reward models) are built with the scorers below: they take the fleet's budgets from here
-  shareBudgets(store);
+  shareModelStore(store);
   const scorerOptions = {
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),

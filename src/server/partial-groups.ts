@@ -64,7 +64,11 @@ export function groupProblems(ctx: ServerContext, parsed: Parsed[]): Parsed[] {
       valid.map((p) => p.rollout),
     );
     for (const [key, idx] of parts) check(ctx.routed.routes.get(key)!.spec, idx);
-  } else check(ctx.spec, valid.map((_, i) => i));
+  } else
+    check(
+      ctx.spec,
+      valid.map((_, i) => i),
+    );
   if (problems.size === 0) return parsed;
   return parsed.map((p) => {
     const e = problems.get(p.index);

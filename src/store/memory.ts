@@ -121,9 +121,12 @@ export class MemoryStore implements Store {
     return Promise.resolve(l);
   }
 
-  private members(registry: string) {
+  private members(registry: string): Map<string, { fields: Map<string, number>; until: number }> {
     let r = this.registries.get(registry);
-    if (!r) this.registries.set(registry, (r = new Map()));
+    if (!r) {
+      r = new Map<string, { fields: Map<string, number>; until: number }>();
+      this.registries.set(registry, r);
+    }
     return r;
   }
 
@@ -173,7 +176,8 @@ export class MemoryStore implements Store {
   budgetRelease(endpoint: string, lease: string, tokenCorrection: number, tpm?: number): Promise<void> {
     const b = this.budget(endpoint);
     b.leases.delete(lease);
-    if (tpm !== undefined && tokenCorrection !== 0) b.tokens = Math.min(Math.max(1, tpm / 60), b.tokens + tokenCorrection);
+    if (tpm !== undefined && tokenCorrection !== 0)
+      b.tokens = Math.min(Math.max(1, tpm / 60), b.tokens + tokenCorrection);
     return Promise.resolve();
   }
 

@@ -20,11 +20,15 @@ export function storeFromUrl(url: string, prefix?: string): Store {
     throw new UserError(`store ${JSON.stringify(url)}: not a URL; expected redis://host:port[/db] or memory`);
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
-    throw new UserError(`store ${JSON.stringify(url)}: unsupported scheme ${parsed.protocol}; expected redis:// or rediss://`);
+    throw new UserError(
+      `store ${JSON.stringify(url)}: unsupported scheme ${parsed.protocol}; expected redis:// or rediss://`,
+    );
   if (parsed.hostname === "") throw new UserError(`store ${JSON.stringify(url)}: no host`);
   const db = parsed.pathname.replace(/^\//, "");
   if (db !== "" && !/^\d+$/.test(db))
-    throw new UserError(`store ${JSON.stringify(url)}: the database must be a number (redis://host:port/0), got ${JSON.stringify(db)}`);
+    throw new UserError(
+      `store ${JSON.stringify(url)}: the database must be a number (redis://host:port/0), got ${JSON.stringify(db)}`,
+    );
   return new RedisStore({ url: u, ...(prefix !== undefined ? { prefix } : {}) });
 }
 

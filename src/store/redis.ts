@@ -93,7 +93,10 @@ export interface RedisStoreOptions {
 
 /** `redis://host:port/db` with any password replaced by `***`. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^/@]*)@/, (_, cred: string) => `//${cred.includes(":") ? cred.split(":")[0] + ":***" : "***"}@`);
+  return url.replace(
+    /\/\/([^/@]*)@/,
+    (_, cred: string) => `//${cred.includes(":") ? cred.split(":")[0] + ":***" : "***"}@`,
+  );
 }
 
 /**
@@ -145,6 +148,7 @@ export class RedisStore implements Store {
 
   private async run<T>(op: string, f: () => Promise<T>): Promise<T> {
     try {
+      if (this.redis.status === "wait") await this.redis.connect(); // the first command connects
       return await f();
     } catch (e) {
       throw new StoreError(`${this.description}: ${op}: ${(e as Error).message}`, op);

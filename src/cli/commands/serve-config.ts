@@ -47,8 +47,7 @@ export function readServerConfig(file: string): ServerConfig {
   const r = serverConfig.safeParse(raw ?? {});
   if (!r.success)
     throw new UsageError(
-      `--config ${file}: ` +
-        r.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; "),
+      `--config ${file}: ` + r.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; "),
     );
   return r.data;
 }

@@ -67,7 +67,10 @@ export function registerServe(program: Command): void {
     .command("serve")
     .description("serve a reward spec over HTTP (native /v1 protocol and OpenRLHF /get_reward)")
     .option("-s, --spec <spec>", "reward spec (YAML or JSON); required here or as spec: in --config")
-    .option("--config <file>", "server settings in YAML (keys as the flags in camelCase: store, maxQueue, …); flags win")
+    .option(
+      "--config <file>",
+      "server settings in YAML (keys as the flags in camelCase: store, maxQueue, …); flags win",
+    )
     .option("--host <host>", "interface to bind", d.host)
     .option("-p, --port <port>", "port (0: any free port)", portOption, d.port)
     .addOption(
@@ -121,7 +124,12 @@ export function registerServe(program: Command): void {
       `shared store for a fleet of replicas, redis://host:port[/db] (default: $${STORE_ENV}; none: all state in this process)`,
     )
     .option("--store-wait-ms <n>", "how long to wait at start for the store to answer", msOption, d.storeWaitMs)
-    .option("--store-ttl-s <n>", "how long a verdict stays in the shared store, seconds", intOption, d.storeTtlMs / 1000)
+    .option(
+      "--store-ttl-s <n>",
+      "how long a verdict stays in the shared store, seconds",
+      intOption,
+      d.storeTtlMs / 1000,
+    )
     .option(
       "--request-ttl-s <n>",
       "how long the answer to a request with X-Rewardkit-Request-Id is kept for its retries, seconds",

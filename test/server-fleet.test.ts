@@ -1,0 +1,112 @@
+/**
+ * What a replica of a fleet adds to `/v1/score`, over the app (no sockets): idempotent requests by
+ * `X-Rewardkit-Request-Id`, partial groups refused for group-level components, `/readyz`.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/server/app.js";
+import { createContext } from "../src/server/context.js";
+import { resolveOptions } from "../src/server/options.js";
+import { createScorer } from "../src/engine/scorer.js";
+import { parseSpec } from "../src/spec/load.js";
+
+const SPEC = `name: kimi
+components:
+  - name: correct
+    type: exact
+  - name: len
+    type: group-length
+    correctness: correct
+`;
+const spec = parseSpec(SPEC, "kimi.yaml");
+const scorer = createScorer(spec, { concurrency: 1 });
+const ctx = createContext(spec, scorer, resolveOptions({}));
+const app = createApp(ctx);
+afterAll(() => scorer.close());
+
+interface Result {
+  id: string;
+  reward: number | null;
+  error?: { field: string; message: string };
+}
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const res = await app.request("/v1/score", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { res, json: (await res.json()) as { results: Result[] } };
+}
+
+// lengths 2, 4, 6 tokens (completion_tokens), correct, correct, wrong → λ = 0.5, 0, −0.5 (docs/length-ifeval.md)
+const group = (size?: number) =>
+  [
+    ["a", "42", 2],
+    ["b", "42", 4],
+    ["c", "41", 6],
+  ].map(([id, completion, n]) => ({
+    id,
+    group: "g",
+    completion,
+    reference: "42",
+    completion_tokens: n,
+    ...(size !== undefined ? { group_size: size } : {}),
+  }));
+
+describe("a group-level component never scores part of a group", () => {
+  it("whole group (group_size matches, or absent): Kimi's λ over the group", async () => {
+    for (const size of [undefined, 3]) {
+      const { json } = await post({ rollouts: group(size) });
+      expect(json.results.map((r) => r.reward)).toEqual([1.5, 1, -0.5]);
+    }
+  });
+
+  it("partial group (3 of 4): every rollout of it gets an error naming the group, the counts and the component", async () => {
+    const { res, json } = await post({
+      rollouts: [...group(4), { id: "d", group: "h", completion: "42", reference: "42" }],
+    });
+    expect(res.status).toBe(200); // one bad group never sinks the batch
+    for (const r of json.results.slice(0, 3)) {
+      expect(r.reward).toBeNull();
+      expect(r.error!.field).toMatch(/^rollouts\[\d\]\.group_size$/);
+      expect(r.error!.message).toContain('partial group: 3 of 4 rollouts of group "g"');
+      expect(r.error!.message).toContain("len (group-length)");
+    }
+    expect(json.results[3]!.reward).toBe(1); // another group, whole: a group of one, equal lengths, λ = 0
+  });
+
+  it("group_size must be a positive integer", async () => {
+    const { json } = await post({ rollouts: [{ id: "x", group: "g", completion: "1", group_size: 0 }] });
+    expect(json.results[0]!.error).toEqual({ field: "rollouts[0].group_size", message: "expected a positive integer" });
+  });
+});
+
+describe("idempotent /v1/score", () => {
+  it("a retry with the same X-Rewardkit-Request-Id gets the same answer, replayed, and scores nothing", async () => {
+    const body = { rollouts: [{ id: "r", group: "q", completion: "7", reference: "7" }] };
+    const first = await post(body, { "X-Rewardkit-Request-Id": "req-1" });
+    const scored = ctx.metrics.rolloutsScored;
+    const before = scored.render();
+    const again = await post(body, { "X-Rewardkit-Request-Id": "req-1" });
+    expect(again.res.headers.get("x-rewardkit-replayed")).toBe("true");
+    expect(again.json).toEqual(first.json);
+    expect(scored.render()).toBe(before);
+    const other = await post({ rollouts: [] }, { "X-Rewardkit-Request-Id": "req-1" });
+    expect(other.res.status).toBe(409);
+    const bad = await post(body, { "X-Rewardkit-Request-Id": "a b" });
+    expect(bad.res.status).toBe(400);
+  });
+});
+
+describe("/readyz", () => {
+  it("ready until shutdown starts (then 503 while /healthz still answers 200 until draining)", async () => {
+    const s2 = createScorer(spec, { concurrency: 1 });
+    const c2 = createContext(spec, s2, resolveOptions({}));
+    const a2 = createApp(c2);
+    expect((await a2.request("/readyz")).status).toBe(200);
+    c2.ready = false;
+    expect((await a2.request("/readyz")).status).toBe(503);
+    expect((await a2.request("/healthz")).status).toBe(200);
+    await s2.close();
+  });
+});
