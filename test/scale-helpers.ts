@@ -6,9 +6,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "./helpers.js";
+import { freePort } from "./redis-helper.js";
 
 /** Whether `cmd args` runs (a binary is installed). */
 export function runs(cmd: string, args: string[]): boolean {
@@ -21,17 +21,7 @@ export const HAS_HAPROXY = runs("haproxy", ["-v"]);
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** A port nobody listens on now (the kernel's pick; a race with other processes is retried by the callers). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** A child process started by these helpers. */
 export interface Proc {
