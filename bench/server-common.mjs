@@ -48,8 +48,11 @@ export function startServer(spec, args = []) {
   });
 }
 
-/** One HTTP request to 127.0.0.1:`port` (a JSON body when `payload` is given). @returns status, headers, body text. */
-export function request(agent, port, method, path, payload) {
+/**
+ * One HTTP request to 127.0.0.1:`port` (a JSON body when `payload` is given, more `headers` when given).
+ * @returns status, headers, body text.
+ */
+export function request(agent, port, method, path, payload, headers = {}) {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -58,7 +61,10 @@ export function request(agent, port, method, path, payload) {
         method,
         path,
         agent,
-        headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {},
+        headers: {
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+          ...headers,
+        },
       },
       (res) => {
         const chunks = [];
