@@ -1,6 +1,9 @@
 import type { ComponentResult } from "../core/types.js";
 import type { StoreGuard } from "../store/guard.js";
 
+/** Most verdicts written in one round trip. */
+const MAX_BATCH = 512;
+
 /** How long a verdict stays in the shared store by default, ms (24 h: a training run's steps revisit prompts). */
 export const DEFAULT_VERDICT_TTL_MS = 24 * 3600 * 1000;
 
@@ -12,6 +15,7 @@ export const DEFAULT_VERDICT_TTL_MS = 24 * 3600 * 1000;
  */
 export class SharedVerdicts {
   private readonly prefix = "v:";
+  private queue: Array<[string, string]> = [];
 
   constructor(
     private readonly guard: StoreGuard,

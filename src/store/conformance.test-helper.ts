@@ -22,6 +22,16 @@ export function storeConformance(make: () => Promise<Store>): void {
       await sleep(150);
       expect(await s.getMany(["a", "b", "c"])).toEqual([undefined, undefined, undefined]);
       expect(await s.setIfAbsent("c", "4", 1000)).toBe(true); // the expired claim is gone
+      await s.setMany(
+        [
+          ["m1", "x"],
+          ["m2", "y"],
+        ],
+        80,
+      );
+      expect(await s.getMany(["m1", "m2"])).toEqual(["x", "y"]);
+      await sleep(150);
+      expect(await s.getMany(["m1", "m2"])).toEqual([undefined, undefined]);
     } finally {
       await s.close();
     }

@@ -87,6 +87,11 @@ export class MemoryStore implements Store {
     return Promise.resolve();
   }
 
+  setMany(entries: ReadonlyArray<readonly [string, string]>, ttlMs: number): Promise<void> {
+    for (const [k, v] of entries) this.kv.set(k, { value: v, until: this.now() + ttlMs });
+    return Promise.resolve();
+  }
+
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     if (this.live(key)) return Promise.resolve(false);
     this.kv.set(key, { value, until: this.now() + ttlMs });

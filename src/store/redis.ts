@@ -103,8 +103,8 @@ export function redactUrl(url: string): string {
  * The {@link Store} on a Redis server (≥ 7; Debian's `redis-server`), through `ioredis`. Commands fail fast while the
  * server is unreachable (no offline queue, one attempt, `commandTimeoutMs`) and the connection is re-made in the
  * background, so a replica degrades to local state at once and comes back on its own. Multi-key steps run as Lua
- * scripts (atomic on the server). Uses keys outside a script's declared `KEYS` (`registrySum`): a single Redis (or
- * Sentinel), not Redis Cluster.
+ * scripts (atomic on the server). Uses keys outside a script's declared `KEYS` (`registrySum`): one Redis server
+ * (a replicated one behind an address that always reaches the primary), not Redis Cluster.
  */
 export class RedisStore implements Store {
   readonly description: string;
@@ -171,6 +171,17 @@ export class RedisStore implements Store {
     return this.run("set", async () => {
       if (ttlMs !== undefined && ttlMs > 0) await this.redis.set(key, value, "PX", Math.ceil(ttlMs));
       else await this.redis.set(key, value);
+    });
+  }
+
+  setMany(entries: ReadonlyArray<readonly [string, string]>, ttlMs: number): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    return this.run("set", async () => {
+      const p = this.redis.pipeline();
+      for (const [k, v] of entries) p.set(k, v, "PX", Math.ceil(ttlMs));
+      const r = await p.exec();
+      const failed = r?.find(([e]) => e);
+      if (failed) throw failed[0]!;
     });
   }
 

@@ -51,6 +51,8 @@ export interface Store {
   getMany(keys: readonly string[]): Promise<Array<string | undefined>>;
   /** Sets `key` (expiring after `ttlMs` when given and > 0). */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets every `[key, value]` of `entries`, each expiring after `ttlMs` (one round trip). */
+  setMany(entries: ReadonlyArray<readonly [string, string]>, ttlMs: number): Promise<void>;
   /** Sets `key` only when absent. @returns whether it was set. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Deletes `key` when its value is `value` (releasing a lock one holds). @returns whether it was deleted. */
