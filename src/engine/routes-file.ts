@@ -12,7 +12,6 @@ import { registerTemp, unregisterTemp } from "../io/temp.js";
 import type { Problem } from "../spec/errors.js";
 import { chooseRoute } from "../spec/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
-import type { CompiledSpec } from "../spec/types.js";
 import { batchStratumKey, batchWideAdvantages, splitGroups, splitWarning } from "./routes.js";
 import { responseLength } from "./scored-rows.js";
 import type { ScoredRow } from "./scored-rows.js";

@@ -16,7 +16,6 @@ import { Spill } from "../io/spill.js";
 import type { Problem } from "../spec/errors.js";
 import type { ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
-import { AdvantageBatch } from "./advantage-batch.js";
 import { StepAdvantages } from "../process/step-advantages.js";
 import { mapOrdered } from "./ordered.js";
 import { RunTally } from "./run-tally.js";
