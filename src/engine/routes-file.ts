@@ -12,6 +12,7 @@ import { registerTemp, unregisterTemp } from "../io/temp.js";
 import type { Problem } from "../spec/errors.js";
 import { chooseRoute } from "../spec/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
+import type { CompiledSpec } from "../spec/types.js";
 import { batchStratumKey, batchWideAdvantages, splitGroups, splitWarning } from "./routes.js";
 import { responseLength } from "./scored-rows.js";
 import type { ScoredRow } from "./scored-rows.js";
@@ -29,6 +30,20 @@ import type { RoutedSummary } from "../diagnostics/routes.js";
 /** The routing field's value as the `unrouted.values` key. */
 function shownValue(v: unknown): string {
   return typeof v === "string" ? v : v === undefined ? "<missing>" : JSON.stringify(v);
+}
+
+/**
+ * `--label` and `--label-component` for one route: given to the routes that have the label component (all routes
+ * without `--label-component`), none to the others.
+ */
+export function routeLabelOptions(
+  spec: CompiledSpec,
+  o: { labelField?: string; labelComponent?: string },
+): { labelField?: string; labelComponent?: string } {
+  const labelOk = o.labelComponent === undefined || spec.components.some((c) => c.name === o.labelComponent);
+  return o.labelField !== undefined && labelOk
+    ? { labelField: o.labelField, ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}) }
+    : {};
 }
 
 /**
@@ -138,7 +153,6 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
         summaries[keys[k]!] = emptySummary(spec);
         continue;
       }
-      const labelOk = o.labelComponent === undefined || spec.components.some((c) => c.name === o.labelComponent);
       const remap = (p: Problem): Problem => ({
         ...p,
         file: inputName,
@@ -152,12 +166,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
           strict: o.strict ?? false,
           ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
           ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-          ...(o.labelField !== undefined && labelOk
-            ? {
-                labelField: o.labelField,
-                ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
-              }
-            : {}),
+          ...routeLabelOptions(spec, o),
           onProblem: (p) => {
             if (p.line !== undefined) skipped[k]!.add(p.line);
             malformed++;

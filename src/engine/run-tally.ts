@@ -83,6 +83,11 @@ export class RunTally {
       if (getPath(record, path) === undefined) this.mapMisses.set(name, (this.mapMisses.get(name) ?? 0) + 1);
   }
 
+  /** Adds counts of records without each `--map` source (a replay: the shards' counts). */
+  addMapMisses(misses: Record<string, number>): void {
+    for (const [name, n] of Object.entries(misses)) this.mapMisses.set(name, (this.mapMisses.get(name) ?? 0) + n);
+  }
+
   /** Adds a scored rollout to the advantage batch (pass one; `line` is its input line). @returns its row index. */
   addRow(rollout: Rollout, results: readonly ComponentResult[], reward: number | null, line: number): number {
     const row = this.batch.add(rollout, results, reward);
