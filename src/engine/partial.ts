@@ -227,7 +227,7 @@ export function readPartial(file: string): PartialFile {
   return {
     file,
     shard: d.shard,
-    trace: d.partial as RunTrace | RoutedTrace,
+    trace: d.partial,
     elapsedSeconds: d.elapsedSeconds ?? 0,
     routeSeconds: Object.fromEntries(Object.entries(d.routes ?? {}).map(([k, s]) => [k, s.elapsedSeconds ?? 0])),
   };

@@ -3,7 +3,6 @@ import { existsSync } from "node:fs";
 import { UserError } from "../../core/errors.js";
 import { formatSummary } from "../../diagnostics/format.js";
 import { formatRoutedSummary } from "../../diagnostics/routes.js";
-import type { RoutedSummary } from "../../diagnostics/routes.js";
 import { checkPartials, mergePartials } from "../../engine/merge.js";
 import { readPartial } from "../../engine/partial.js";
 import { OutputSet } from "../../io/output.js";
@@ -50,7 +49,7 @@ export function registerMerge(program: Command): void {
       } else process.stdout.write(text);
       if (!o.quiet)
         (toFile ? process.stdout : process.stderr).write(
-          ("routes" in summary ? formatRoutedSummary(summary as RoutedSummary) : formatSummary(summary)) + "\n",
+          ("routes" in summary ? formatRoutedSummary(summary) : formatSummary(summary)) + "\n",
         );
       for (const w of summary.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
     });
