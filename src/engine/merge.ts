@@ -145,7 +145,8 @@ function mergeRuns(
   const advantages = new Map<number, number | null>();
   rollouts.forEach((r, k) => {
     const whole = nullable(adv[k]!);
-    if (!Object.is(whole, r.advantage))
+    // ===, not Object.is: a shard's -0 was written (JSON) as 0
+    if (whole !== r.advantage)
       throw advantageMismatch(fileOf.get(r)!, r.line, spec.advantage.estimator.name, r.advantage, whole);
     advantages.set(r.line, whole);
   });
@@ -255,7 +256,8 @@ function mergeRouted(
       throw new UserError(`${fileOf.get(r)}: route ${r.route} is not in the spec's routes`);
   rows.forEach((r, j) => {
     const whole = split.has(r.group) ? null : wide ? nullable(wide[j]!) : (routeAdvantage.get(r.line) ?? null);
-    if (!Object.is(whole, r.advantage))
+    // ===, not Object.is: a shard's -0 was written (JSON) as 0
+    if (whole !== r.advantage)
       throw advantageMismatch(
         fileOf.get(r)!,
         r.line,
