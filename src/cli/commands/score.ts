@@ -116,7 +116,11 @@ export function registerScore(program: Command): void {
                 if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
               },
               onProgress: (n) => progress.update(n),
-              ...(shard ? { shard, onTrace: (t, input) => (trace = { trace: t, ...(input ? { input } : {}) }) } : {}),
+              ...(shard ? { shard } : {}),
+              // the per-rollout trace is kept only when a partial summary is written from it
+              ...(shard && o.summary
+                ? { onTrace: (t, input) => (trace = { trace: t, ...(input ? { input } : {}) }) }
+                : {}),
               ...(o.state !== undefined
                 ? { onScheduleState: (st) => writeStateFile(outputs.reserve(o.state!), st) }
                 : {}),
