@@ -62,7 +62,8 @@ export class RoutedTally {
     elapsedSeconds: number;
     inputName: string;
   }): RoutedSummary {
-    const { routed, keys, summaries } = { routed: this.routed, keys: this.keys, summaries: a.summaries };
+    const { routed, keys } = this;
+    const { summaries } = a;
     const rewardArr = Float64Array.from(this.rewards);
     const gi = buildGroupIndex(Int32Array.from(this.gids));
     let singletons = 0;
