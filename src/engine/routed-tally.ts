@@ -5,6 +5,8 @@ import { passHatKOf, SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
 import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
+import { nothingScored } from "./run-tally.js";
+import type { Shard } from "./shard.js";
 
 /**
  * The overall summary of a routed run, built from its rollouts in input order and the routes' own summaries. One
@@ -61,6 +63,8 @@ export class RoutedTally {
     warnings: string[];
     elapsedSeconds: number;
     inputName: string;
+    /** The shard this run scored, if any. */
+    shard?: Shard;
   }): RoutedSummary {
     const { routed, keys } = this;
     const { summaries } = a;
@@ -137,8 +141,7 @@ export class RoutedTally {
       routes: summaries,
       unrouted,
     };
-    if (count === 0 && a.malformed === 0)
-      summary.warnings = [...warnings, `${a.inputName}: the input has no records: nothing was scored`];
+    if (count === 0 && a.malformed === 0) summary.warnings = [...warnings, nothingScored(a.inputName, a.shard)];
     return summary;
   }
 }

@@ -290,6 +290,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       warnings: [...(sw ? [sw] : []), ...advantageWarnings],
       elapsedSeconds: (performance.now() - t0) / 1000,
       inputName,
+      ...(o.shard ? { shard: o.shard } : {}),
     });
     o.onTrace?.(
       { kind: "routed", routes: traces, rollouts: overall, malformed, unrouted: { ...unrouted, firstLine } },

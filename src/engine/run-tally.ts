@@ -11,6 +11,7 @@ import type { Summary } from "../diagnostics/summary.js";
 import { getPath } from "../io/fields.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { AdvantageBatch } from "./advantage-batch.js";
+import type { Shard } from "./shard.js";
 import type { RunTrace, TracedResult, TracedRollout } from "./trace.js";
 
 /** The `details` keys the summary builders read (concentration: `diagnostics/concentration.ts`). */
@@ -33,6 +34,8 @@ export interface TallyOptions {
   labelComponent?: string;
   /** Keep a {@link TracedRollout} per rollout. */
   trace?: boolean;
+  /** The shard this run scores, if any (an empty shard is not an empty input). */
+  shard?: Shard;
 }
 
 /** The advantages of a batch with what the summary needs of them. */
@@ -197,8 +200,7 @@ export class RunTally {
     // like a --map typo: a label path that no rollout has would measure nothing, so say so
     if (label && label.n === 0 && label.missingLabel > 0)
       warnings.push(`--label ${this.o.labelField}: no rollout has a boolean "${this.o.labelField}"`);
-    if (this.records === 0 && this.malformed === 0)
-      warnings.push(`${this.o.inputName}: the input has no records: nothing was scored`);
+    if (this.records === 0 && this.malformed === 0) warnings.push(nothingScored(this.o.inputName, this.o.shard));
     return this.summary.finish({
       rewards,
       groupIds,
@@ -226,6 +228,13 @@ export class RunTally {
       judges,
     };
   }
+}
+
+/** The warning of a run that scored nothing: an empty input, or a shard that none of the input's groups fall in. */
+export function nothingScored(inputName: string, shard: Shard | undefined): string {
+  return shard
+    ? `${inputName}: no group of the input falls in shard ${shard.index}/${shard.count}: nothing was scored here`
+    : `${inputName}: the input has no records: nothing was scored`;
 }
 
 /** The part of a result the summary reads; `extracted` too when the result is a label disagreement's example. */

@@ -122,6 +122,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     ...(o.labelField !== undefined ? { labelField: o.labelField } : {}),
     ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
     trace: o.onTrace !== undefined,
+    ...(o.shard ? { shard: o.shard } : {}),
   });
   const labelled = o.labelField !== undefined;
   const steps = StepAdvantages.forSpec(spec); // step_advantages, when the spec has a `process` component
