@@ -114,6 +114,33 @@ describe("merge: the shards' partial summaries give the unsharded summary", () =
     }
   });
 
+  it("puts whole groups in shards: each rollout in exactly one, the same shards when the lines are reordered", async () => {
+    const place = async (f: string, d: string): Promise<Map<string, number>> => {
+      const where = new Map<string, number>(); // rollout id → shard
+      const groups = new Map<string, Set<number>>();
+      for (let i = 0; i < 3; i++) {
+        await scoreShard(spec, f, d, i, 3);
+        for (const line of readFileSync(join(d, `s${i}of3.jsonl`), "utf8")
+          .split("\n")
+          .filter(Boolean)) {
+          const { id, group } = JSON.parse(line) as { id: string; group: string };
+          expect(where.has(id), `${id} in two shards`).toBe(false);
+          where.set(id, i);
+          groups.set(group, (groups.get(group) ?? new Set()).add(i));
+        }
+      }
+      for (const [g, shards] of groups) expect(shards.size, `group ${g} split`).toBe(1);
+      return where;
+    };
+    const here = await place(file, dir);
+    expect(here.size).toBe(30);
+    expect(new Set(here.values()).size).toBe(3); // no shard is empty here
+    const dir2 = mkdtempSync(join(tmpdir(), "rewardkit-merge-reordered-"));
+    const reordered = join(dir2, "in.jsonl");
+    writeFileSync(reordered, readFileSync(file, "utf8").split("\n").filter(Boolean).reverse().join("\n") + "\n");
+    expect(await place(reordered, dir2)).toEqual(here);
+  });
+
   it("writes the shard block and one traced rollout per line", () => {
     const text = readFileSync(join(dir, "s1of3-" + spec.hash + ".json"), "utf8");
     const p = JSON.parse(text) as { shard: Record<string, unknown>; partial: RunTrace; count: number };
