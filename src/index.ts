@@ -75,4 +75,10 @@ export { createRoutedScorer, scoreRoutedBatch, isRoutedScorer } from "./engine/r
 export type { RoutedScorer, RoutedBatchScore, RouteProblem } from "./engine/routes.js";
 export { scoreRoutedFile } from "./engine/routes-file.js";
 export type { RoutedSummary } from "./engine/routes-file.js";
+export { shardOf, shardRefusal } from "./engine/shard.js";
+export type { Shard } from "./engine/shard.js";
+export { checkPartials, mergePartials } from "./engine/merge.js";
+export { PARTIAL_FORMAT, partialSummaryText, readPartial, shardInfo } from "./engine/partial.js";
+export type { PartialFile, ShardInfo, ShardOptions } from "./engine/partial.js";
+export type { InputFingerprint, RoutedRollout, RoutedTrace, RunTrace, TracedRollout } from "./engine/trace.js";
 export { formatRoutedSummary } from "./diagnostics/routes.js";

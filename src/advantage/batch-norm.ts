@@ -35,6 +35,11 @@ export interface BatchNormOptions {
   whiten: z.infer<typeof whitenOption>;
 }
 
+/** `batchStatistics` of the estimators that end with an optional batch normalization (`gdpo` …). */
+export function batchNormStatistics(o: { batchNorm: z.infer<typeof batchNormOption> }): string | undefined {
+  return o.batchNorm === "none" ? undefined : `batchNorm: ${o.batchNorm} normalizes over the whole batch`;
+}
+
 /** The weights batch statistics use under `whiten` (`token` requires lengths; `auto` uses them when present). */
 export function whitenWeights(
   name: string,

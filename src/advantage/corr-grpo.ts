@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
+import { batchNormalize, batchNormOption, batchNormStatistics, batchOptions } from "./batch-norm.js";
 import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
 import { accumulateGroup, emptyStats } from "./group-stats.js";
@@ -161,4 +161,5 @@ export const corrGrpoEstimator: EstimatorDefinition<CorrGrpoOptions> = {
   needs: ["components"],
   uses: ["lengths"],
   compute: corrGrpo,
+  batchStatistics: batchNormStatistics,
 };

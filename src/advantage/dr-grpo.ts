@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { grpo, grpoOptions } from "./grpo.js";
+import { grpo, grpoBatchStatistics, grpoOptions } from "./grpo.js";
 import type { GrpoOptions } from "./grpo.js";
 import type { EstimatorDefinition } from "./types.js";
 
@@ -13,4 +13,5 @@ export const drGrpoEstimator: EstimatorDefinition<GrpoOptions> = {
   summary: "Dr.GRPO: r − group mean (no std division)",
   options: grpoOptions.extend({ std: z.literal("none").default("none") }),
   compute: grpo,
+  batchStatistics: grpoBatchStatistics,
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { batchNormalize, batchOptions } from "./batch-norm.js";
+import { batchNormalize, batchNormStatistics, batchOptions } from "./batch-norm.js";
 import { singletonFactor, singletonOption } from "./common.js";
 import { componentColumns, componentOptions, nonNullCounts, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
@@ -101,4 +101,5 @@ export const gdpoEstimator: EstimatorDefinition<GdpoOptions> = {
   needs: ["components"],
   uses: ["lengths"],
   compute: gdpo,
+  batchStatistics: batchNormStatistics,
 };

@@ -43,4 +43,5 @@ export const gpgEstimator: EstimatorDefinition<GpgOptions> = {
   summary: "GPG: α·(r − group mean)/f_norm, α = batch size / #non-zero rewards",
   options: gpgOptions,
   compute: gpg,
+  batchStatistics: () => "α counts the non-zero rewards of the whole batch",
 };

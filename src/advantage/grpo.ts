@@ -166,6 +166,11 @@ function othersStd(
   return dof > 0 && hi > lo ? Math.sqrt(m2 / dof) : 0;
 }
 
+/** `batchStatistics` of `grpo` and `dr_grpo`: only `scale: batch` (with a std) reads other groups. */
+export function grpoBatchStatistics(o: GrpoOptions): string | undefined {
+  return o.scale === "batch" && o.std !== "none" ? "scale: batch divides by the std of the whole batch" : undefined;
+}
+
 /** Std of every non-null reward of the batch (two passes); 0 for fewer than two (TRL: zeros). */
 function batchStd(rewards: Float64Array, unbiased: boolean): number {
   let n = 0;
@@ -196,4 +201,5 @@ export const grpoEstimator: EstimatorDefinition<GrpoOptions> = {
   summary: "GRPO: (r − group baseline) / (group std + ε), with explicit baseline/std/ε/singleton conventions",
   options: grpoOptions,
   compute: grpo,
+  batchStatistics: grpoBatchStatistics,
 };

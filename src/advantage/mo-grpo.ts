@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { batchNormalize, batchNormOption, batchOptions } from "./batch-norm.js";
+import { batchNormalize, batchNormOption, batchNormStatistics, batchOptions } from "./batch-norm.js";
 import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
 import { accumulateGroup, emptyStats } from "./group-stats.js";
@@ -56,4 +56,5 @@ export const moGrpoEstimator: EstimatorDefinition<MoGrpoOptions> = {
   needs: ["components"],
   uses: ["lengths"],
   compute: moGrpo,
+  batchStatistics: batchNormStatistics,
 };

@@ -41,4 +41,5 @@ export const opoEstimator: EstimatorDefinition<OpoOptions> = {
   options: opoOptions,
   needs: ["lengths"],
   compute: opo,
+  batchStatistics: () => undefined,
 };

@@ -49,4 +49,5 @@ export const grpoPasskEstimator: EstimatorDefinition<GrpoPasskOptions> = {
   summary: "GRPO pass@k: only the group's best rollout gets (r_max − r_2nd)/(σ + ε)",
   options: grpoPasskOptions,
   compute: grpoPassk,
+  batchStatistics: () => undefined,
 };

@@ -72,4 +72,5 @@ export const rankEstimator: EstimatorDefinition<RankOptions> = {
   summary: "Rank-based (GOPO): centered mid-ranks within the group, scaled to [−1, 1] (or GOPO's [−2, 2])",
   options: rankOptions,
   compute: rank,
+  batchStatistics: () => undefined,
 };

@@ -147,4 +147,5 @@ export const rdpoEstimator: EstimatorDefinition<RdpoOptions> = {
   needs: ["components"],
   uses: ["lengths"],
   compute: rdpo,
+  batchStatistics: () => "component ranges and the covariance are pooled over the whole batch",
 };

@@ -44,4 +44,5 @@ export const reinforcePpEstimator: EstimatorDefinition<ReinforcePpOptions> = {
   options: reinforcePpOptions,
   uses: ["lengths"],
   compute: reinforcePp,
+  batchStatistics: () => "the rewards are whitened over the whole batch",
 };

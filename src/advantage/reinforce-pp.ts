@@ -61,4 +61,5 @@ export const reinforcePpBaselineEstimator: EstimatorDefinition<ReinforcePpBaseli
   options: reinforcePpBaselineOptions,
   uses: ["lengths"],
   compute: reinforcePpBaseline,
+  batchStatistics: () => "r − group mean is whitened over the whole batch",
 };

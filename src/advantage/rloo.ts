@@ -34,4 +34,5 @@ export const rlooEstimator: EstimatorDefinition<RlooOptions> = {
   summary: "RLOO: r − mean of the other group members",
   options: rlooOptions,
   compute: rloo,
+  batchStatistics: () => undefined,
 };

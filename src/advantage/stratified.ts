@@ -69,4 +69,5 @@ export const stratifiedEstimator: EstimatorDefinition<StratifiedOptions> = {
   options: stratifiedOptions,
   needs: ["strata"],
   compute: stratified,
+  batchStatistics: () => undefined,
 };

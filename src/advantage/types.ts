@@ -30,6 +30,13 @@ export interface EstimatorDefinition<O = unknown> {
   /** Optional inputs `compute` reads when present (e.g. lengths for `whiten: auto`); collectors gather them. */
   uses?: readonly EstimatorNeed[];
   /**
+   * Why, with these options, a group's advantages depend on rollouts outside the group (a std or a whitening over
+   * the whole batch …), in a few words; `undefined` when each group's advantages are a function of that group's
+   * rollouts alone. `rewardkit score --shard` splits a run by group, so it refuses an estimator that returns a
+   * reason; absent (a plugin that does not say) is allowed there and `rewardkit merge` checks the advantages.
+   */
+  batchStatistics?(options: O): string | undefined;
+  /**
    * Returns one advantage per rollout, shape [n]; NaN where the reward is null. Pure. `out` (optional, length n):
    * a buffer the estimator may write into and return instead of allocating 8 bytes × n (numpy's `out=`; a fresh
    * large typed array costs its page faults every call). Either way, use the returned array.

@@ -5,6 +5,7 @@ import { registerAdvantages } from "./commands/advantages.js";
 import { registerAudit } from "./commands/audit.js";
 import { registerCheck } from "./commands/check.js";
 import { registerEvaluate } from "./commands/evaluate.js";
+import { registerMerge } from "./commands/merge.js";
 import { registerProbe } from "./commands/probe.js";
 import { registerReport } from "./commands/report.js";
 import { registerScore } from "./commands/score.js";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerScore(program);
+  registerMerge(program);
   registerCheck(program);
   registerAdvantages(program);
   registerAudit(program);

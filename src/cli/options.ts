@@ -39,3 +39,19 @@ export function parseSettings(entries: readonly string[]): Record<string, unknow
   }
   return out;
 }
+
+/**
+ * Parses `--shard i/N` (shard i of N, 0 ≤ i < N; e.g. `--shard $JOB_COMPLETION_INDEX/8` in a Kubernetes Indexed Job).
+ * @throws UsageError naming the flag.
+ */
+export function parseShard(value: string): { index: number; count: number } {
+  const m = /^\s*(\d*)\s*\/\s*(\d*)\s*$/.exec(value);
+  const index = m?.[1] ? Number(m[1]) : NaN;
+  const count = m?.[2] ? Number(m[2]) : NaN;
+  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(count) && count >= 1 && index < count)) {
+    const hint =
+      m && m[1] === "" ? " (the index is empty: is the variable that holds it, e.g. $JOB_COMPLETION_INDEX, set?)" : "";
+    throw new UsageError(`--shard: expected i/N with 0 ≤ i < N, e.g. 0/4; got ${JSON.stringify(value)}${hint}`);
+  }
+  return { index, count };
+}

@@ -5,6 +5,7 @@ import type { ComponentResult, Rollout } from "../core/types.js";
 import { getPath } from "../io/fields.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { planFromSpec, rolloutLength, ScoredRows } from "./scored-rows.js";
+import type { ScoredRow } from "./scored-rows.js";
 
 export { rolloutLength } from "./scored-rows.js";
 
@@ -28,16 +29,26 @@ export class AdvantageBatch {
     );
   }
 
-  /** Adds one scored rollout (in batch order). A rollout without the stratum key is in its group's "missing" stratum. */
-  add(rollout: Rollout, results: readonly ComponentResult[], reward: number | null): void {
+  /**
+   * Adds one scored rollout (in batch order). A rollout without the stratum key is in its group's "missing" stratum.
+   * @returns the row as the estimator reads it (group, reward, component scores, response length, stratum value).
+   */
+  add(rollout: Rollout, results: readonly ComponentResult[], reward: number | null): ScoredRow {
     const key = this.rows.plan.stratumKey;
-    this.rows.add({
+    const row: ScoredRow = {
       group: rollout.group,
       reward,
       components: results.map((r) => r.score),
       length: rolloutLength(rollout),
       ...(key === undefined ? {} : { stratum: getPath(rollout, key) }),
-    });
+    };
+    this.rows.add(row);
+    return row;
+  }
+
+  /** Adds one row as {@link add} builds it (a replayed trace: `engine/merge.ts`). */
+  addRow(row: ScoredRow): void {
+    this.rows.add(row);
   }
 
   /** Replaces rollout k's verdicts and reward (the group stage rescored it after {@link add}). */

@@ -1,10 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildGroupIndex, segmentStats, StringIds } from "../advantage/groups.js";
 import { UserError } from "../core/errors.js";
-import { RunningStats, round6 } from "../diagnostics/stats.js";
-import { passHatKOf, SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
 import { getPath } from "../io/fields.js";
 import { readLines } from "../io/jsonl.js";
@@ -21,27 +18,32 @@ import { responseLength } from "./scored-rows.js";
 import type { ScoredRow } from "./scored-rows.js";
 import { nullable } from "../advantage/compute.js";
 import { preciseMembers } from "../io/precise.js";
+import { emptySummary, RoutedTally } from "./routed-tally.js";
 import { InputError, scoreFile } from "./score-file.js";
 import type { ScoreFileOptions } from "./score-file.js";
+import { InputDigest, ownsGroup, ownsMalformed } from "./shard.js";
+import type { RoutedRollout, RoutedTrace, RunTrace } from "./trace.js";
 
 export type { RoutedSummary } from "../diagnostics/routes.js";
 import type { RoutedSummary } from "../diagnostics/routes.js";
 
-/** An empty summary of a route no rollout reached (count 0), so every route is listed. */
-function emptySummary(spec: CompiledSpec): Summary {
-  const none = new Float64Array(0);
-  return new SummaryBuilder(spec).finish({
-    rewards: none,
-    groupIds: new Int32Array(0),
-    advantages: none,
-    malformed: 0,
-    elapsedSeconds: 0,
-  });
-}
-
 /** The routing field's value as the `unrouted.values` key. */
 function shownValue(v: unknown): string {
   return typeof v === "string" ? v : v === undefined ? "<missing>" : JSON.stringify(v);
+}
+
+/**
+ * `--label` and `--label-component` for one route: given to the routes that have the label component (all routes
+ * without `--label-component`), none to the others.
+ */
+export function routeLabelOptions(
+  spec: CompiledSpec,
+  o: { labelField?: string; labelComponent?: string },
+): { labelField?: string; labelComponent?: string } {
+  const labelOk = o.labelComponent === undefined || spec.components.some((c) => c.name === o.labelComponent);
+  return o.labelField !== undefined && labelOk
+    ? { labelField: o.labelField, ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}) }
+    : {};
 }
 
 /**
@@ -59,6 +61,10 @@ function shownValue(v: unknown): string {
  * passing by its own route's rule) and `routes.<key>`, a full summary per route. `--state` (performance schedules) is
  * per spec, so it is not
  * taken with routes.
+ *
+ * With `o.shard`, pass one keeps the shard's groups only (lines that are not rollouts: shard 0, see
+ * `engine/shard.ts`); with `o.onTrace`, the routes' traces (their lines mapped back to the input's) and the overall
+ * rollouts are handed over for `rewardkit merge`.
  * @throws {InputError} in strict mode (the first malformed or unrouted line); {@link UserError} for `--state`.
  */
 export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): Promise<RoutedSummary> {
@@ -74,11 +80,19 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
   registerTemp(dir);
   let malformed = 0;
   const unrouted = { count: 0, values: {} as Record<string, number> };
+  const firstLine: Record<string, number> = {}; // per unrouted value, for merge to order the values as one run does
   const report = (p: Problem): void => {
     if (o.strict) throw new InputError(p);
     malformed++;
     o.onProblem?.(p);
   };
+  // with a shard, a line that is not a rollout is shard 0's (MALFORMED_SHARD): the others skip it silently
+  const malformedHere = ownsMalformed(o.shard);
+  const reportMalformed = (p: Problem): void => {
+    if (malformedHere) report(p);
+  };
+  const digest = o.shard ? new InputDigest() : undefined;
+  const tracing = o.onTrace !== undefined;
   try {
     // ---- pass 1: split by route
     const writers: (LineWriter | undefined)[] = keys.map(() => undefined);
@@ -86,29 +100,33 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     const order: number[] = []; // route index per routed record, in input order
     const groups: string[] = [];
     const routeOf: (string | null)[] = [];
+    const inputLines: number[] = []; // input line per routed record
     const lines = readLines(o.input, {
-      onProblem: (line, message) => report({ file: inputName, line, path: "", message }),
+      onProblem: (line, message) => reportMalformed({ file: inputName, line, path: "", message }),
       ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
     });
     for await (const { line, text } of lines) {
+      digest?.update(line, text);
       let record: unknown;
       try {
         record = JSON.parse(text);
       } catch (e) {
-        report({ file: inputName, line, path: "", message: `invalid JSON: ${(e as Error).message}` });
+        reportMalformed({ file: inputName, line, path: "", message: `invalid JSON: ${(e as Error).message}` });
         continue;
       }
       const r = toRollout(record, line, map);
       if ("problem" in r) {
-        report({ file: inputName, line, path: r.problem.field, message: r.problem.message });
+        reportMalformed({ file: inputName, line, path: r.problem.field, message: r.problem.message });
         continue;
       }
+      if (!ownsGroup(o.shard, r.rollout.group)) continue;
       const value = getPath(r.rollout, routed.by);
       const c = chooseRoute(routed, value);
       if (!("key" in c)) {
         unrouted.count++;
         const v = shownValue(value);
         unrouted.values[v] = (unrouted.values[v] ?? 0) + 1;
+        firstLine[v] ??= line;
         report({ file: inputName, line, path: c.field, message: c.message });
         continue;
       }
@@ -119,20 +137,22 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
       order.push(k);
       groups.push(r.rollout.group);
       routeOf.push(c.key);
+      inputLines.push(line);
     }
     for (const w of writers) await w?.close();
 
     // ---- pass 2: each route alone
     const summaries: Record<string, Summary> = {};
+    const traces: Record<string, RunTrace | null> = {};
     const skipped: Set<number>[] = keys.map(() => new Set());
     let done = 0;
     for (let k = 0; k < keys.length; k++) {
       const spec = routed.routes.get(keys[k]!)!;
+      traces[keys[k]!] = null;
       if (!writers[k]) {
         summaries[keys[k]!] = emptySummary(spec);
         continue;
       }
-      const labelOk = o.labelComponent === undefined || spec.components.some((c) => c.name === o.labelComponent);
       const remap = (p: Problem): Problem => ({
         ...p,
         file: inputName,
@@ -146,18 +166,22 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
           strict: o.strict ?? false,
           ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
           ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-          ...(o.labelField !== undefined && labelOk
-            ? {
-                labelField: o.labelField,
-                ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
-              }
-            : {}),
+          ...routeLabelOptions(spec, o),
           onProblem: (p) => {
             if (p.line !== undefined) skipped[k]!.add(p.line);
             malformed++;
             o.onProblem?.(remap(p));
           },
           onProgress: (n) => o.onProgress?.(done + n),
+          ...(tracing
+            ? {
+                onTrace: (t: RunTrace | RoutedTrace) => {
+                  const trace = t as RunTrace; // a route's sub-spec is plain
+                  for (const r of trace.rollouts) r.line = lineOf[k]![r.line - 1] ?? r.line;
+                  traces[keys[k]!] = trace;
+                },
+              }
+            : {}),
         });
         done += s.count;
         summaries[keys[k]!] = s;
@@ -196,8 +220,8 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     };
     let wide: Float64Array | undefined;
     const advantageWarnings: string[] = [];
+    const rows: ScoredRow[] = [];
     if (routed.advantage) {
-      const rows: ScoredRow[] = [];
       await merge((_text, out, _k, i) => {
         rows.push({
           group: groups[i]!,
@@ -218,15 +242,8 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     const writer = toFile
       ? openLineWriter(outputs.reserve(o.output!), { gzip: o.output!.endsWith(".gz") })
       : openLineWriter(undefined);
-    const rewards: number[] = [];
-    const advantages: number[] = [];
-    const gids: number[] = [];
-    const ids = new StringIds();
-    const reward = new RunningStats();
-    let nullRewards = 0;
-    const passed: boolean[] = [];
-    const passRules = keys.map((key) => passRule(routed.routes.get(key)!));
-    const routeNulls = keys.map(() => 0);
+    const tally = new RoutedTally(routed, keys);
+    const overall: RoutedRollout[] = [];
     try {
       let j = 0;
       await merge(async (text, out, k, i) => {
@@ -235,16 +252,25 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
           out.advantage = nullAdv ? null : nullable(wide![j]!);
           text = JSON.stringify(out);
         }
-        j++;
         if (!("route" in out)) text = `${text.slice(0, -1)},"route":${JSON.stringify(keys[k])}}`;
         const rw = typeof out.reward === "number" ? out.reward : null;
-        if (rw === null) nullRewards++;
-        else reward.push(rw);
-        rewards.push(rw ?? NaN);
-        advantages.push(typeof out.advantage === "number" ? out.advantage : NaN);
-        if (typeof out.advantage !== "number") routeNulls[k]!++;
-        gids.push(ids.idOf(groups[i]!));
-        passed.push(passRules[k]!(out.components));
+        const adv = typeof out.advantage === "number" ? out.advantage : null;
+        const passed = tally.passes(k, out.components);
+        tally.add(k, groups[i]!, rw, adv, passed);
+        if (tracing) {
+          const row = rows[j];
+          overall.push({
+            line: inputLines[i]!,
+            route: keys[k]!,
+            group: groups[i]!,
+            reward: rw,
+            advantage: adv,
+            passed,
+            ...(row ? { responseLength: nullable(row.length ?? NaN) } : {}),
+            ...(row && row.stratum !== undefined ? { stratum: row.stratum } : {}),
+          });
+        }
+        j++;
         await writer.write(text);
       });
       await writer.close();
@@ -256,102 +282,23 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
     if (!o.outputs) outputs.commit();
 
     // ---- the overall summary
-    const rewardArr = Float64Array.from(rewards);
-    const gi = buildGroupIndex(Int32Array.from(gids));
-    let singletons = 0;
-    let multi = 0;
-    let zeroVar = 0;
-    for (let g = 0; g < gi.count; g++) {
-      const { n, m2 } = segmentStats(rewardArr, gi.order, gi.offsets[g]!, gi.offsets[g + 1]!);
-      if (n === 1) singletons++;
-      else if (n >= 2) {
-        multi++;
-        if (m2 === 0) zeroVar++;
-      }
-    }
-    // batch-wide advantages: each route's summary tells what was written, not its own block's per-route figures
-    if (routed.advantage)
-      keys.forEach(
-        (key, k) =>
-          (summaries[key]!.advantage = {
-            estimator: `${routed.advantage!.estimator.name} (batch-wide)`,
-            nullCount: routeNulls[k]!,
-          }),
-      );
-    const components: Summary["components"] = {};
-    const warnings: string[] = [];
-    const judges: NonNullable<Summary["judges"]> = {};
-    for (const key of keys) {
-      const s = summaries[key]!;
-      for (const [name, c] of Object.entries(s.components)) components[`${key}/${name}`] = c;
-      for (const w of s.warnings ?? []) if (!/the input has no records/.test(w)) warnings.push(`route ${key}: ${w}`);
-      for (const [name, u] of Object.entries(s.judges ?? {})) judges[`${key}/${name}`] = u;
-    }
     const sw = splitWarning(split);
-    if (sw) warnings.push(sw);
-    warnings.push(...advantageWarnings);
-    if (unrouted.count > 0) {
-      const vs = Object.entries(unrouted.values).map(([v, n]) => `${JSON.stringify(v)} (${n})`);
-      warnings.push(
-        `${unrouted.count} rollouts had no route (${routed.by}: ${vs.slice(0, 8).join(", ")}${vs.length > 8 ? " …" : ""}) and were skipped; add a route or a default route`,
-      );
-    }
-    const passHatK = passHatKOf(gi, passed);
-    const elapsed = (performance.now() - t0) / 1000;
-    const count = rewards.length;
-    const estimators = [
-      ...new Set(keys.filter((k) => summaries[k]!.count > 0).map((k) => summaries[k]!.advantage.estimator)),
-    ];
-    const summary: RoutedSummary = {
-      spec: { name: routed.name, hash: routed.hash },
-      count,
+    const summary = tally.finish({
+      summaries,
       malformed,
-      ...(warnings.length > 0 ? { warnings } : {}),
-      reward: {
-        mean: reward.n > 0 ? round6(reward.mean) : null,
-        std: reward.n > 0 ? round6(reward.std) : null,
-        min: reward.n > 0 ? round6(reward.min) : null,
-        max: reward.n > 0 ? round6(reward.max) : null,
-        nullCount: nullRewards,
-      },
-      components,
-      groups: { count: gi.count, singletons, zeroVarianceFraction: multi > 0 ? round6(zeroVar / multi) : null },
-      advantage: {
-        estimator: routed.advantage
-          ? `${routed.advantage.estimator.name} (batch-wide, over every route)`
-          : `per route: ${estimators.join(", ") || "none"}`,
-        nullCount: advantages.reduce((m, a) => m + (Number.isNaN(a) ? 1 : 0), 0),
-      },
-      ...(passHatK ? { passHatK } : {}),
-      ...(Object.keys(judges).length > 0 ? { judges } : {}),
-      elapsedSeconds: round6(elapsed)!,
-      rolloutsPerSecond: elapsed > 0 ? Math.round(count / elapsed) : 0,
-      routes: summaries,
       unrouted,
-    };
-    if (count === 0 && malformed === 0)
-      summary.warnings = [...warnings, `${inputName}: the input has no records: nothing was scored`];
+      warnings: [...(sw ? [sw] : []), ...advantageWarnings],
+      elapsedSeconds: (performance.now() - t0) / 1000,
+      inputName,
+      ...(o.shard ? { shard: o.shard } : {}),
+    });
+    o.onTrace?.(
+      { kind: "routed", routes: traces, rollouts: overall, malformed, unrouted: { ...unrouted, firstLine } },
+      digest ? { lines: digest.lines, digest: digest.digest() } : undefined,
+    );
     return summary;
   } finally {
     rmSync(dir, { recursive: true, force: true });
     unregisterTemp(dir);
   }
-}
-
-/**
- * The pass rule of the summaries' pass^k for one route's scored lines: every component that counts (weight ≠ 0; all
- * when none counts) scores at least its passThreshold (the spec's values: a scheduled threshold at its step-0 value).
- */
-function passRule(spec: CompiledSpec): (components: unknown) => boolean {
-  const counting = spec.components.some((c) => c.weight !== 0);
-  const rule = spec.components
-    .filter((c) => !counting || c.weight !== 0)
-    .map((c) => ({ name: c.name, threshold: c.passThreshold }));
-  return (components) => {
-    const rec = (components ?? {}) as Record<string, { score?: unknown } | undefined>;
-    return rule.every(({ name, threshold }) => {
-      const s = rec[name]?.score;
-      return typeof s === "number" && s >= threshold;
-    });
-  };
 }

@@ -1,12 +1,9 @@
 import { nullable } from "../advantage/compute.js";
 import { UserError } from "../core/errors.js";
-import { passes } from "../compose/reward.js";
 import { applyGroupStages, stagedComponents } from "../compose/group-stage.js";
 import type { StagedRollout } from "../compose/group-stage.js";
 import type { ComponentResult, Rollout } from "../core/types.js";
 import type { CallUsage } from "../client/types.js";
-import { AgreementBuilder } from "../diagnostics/agreement.js";
-import { SummaryBuilder } from "../diagnostics/summary.js";
 import { diagnosticLength } from "../diagnostics/hacking.js";
 import { completionText } from "../core/completion.js";
 import type { Summary } from "../diagnostics/summary.js";
@@ -19,10 +16,13 @@ import { Spill } from "../io/spill.js";
 import type { Problem } from "../spec/errors.js";
 import type { ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
-import { AdvantageBatch } from "./advantage-batch.js";
 import { StepAdvantages } from "../process/step-advantages.js";
 import { mapOrdered } from "./ordered.js";
+import { RunTally } from "./run-tally.js";
+import type { InputFingerprint, RoutedTrace, RunTrace } from "./trace.js";
 import { createScorer } from "./scorer.js";
+import { InputDigest, ownsGroup, ownsMalformed } from "./shard.js";
+import type { Shard } from "./shard.js";
 
 /** Raised in `--strict` mode for the first malformed line. */
 export class InputError extends UserError {
@@ -65,6 +65,16 @@ export interface ScoreFileOptions {
   scheduleState?: ScheduleState;
   /** Receives the performance-schedule state after the last rollout is scored (to save it). */
   onScheduleState?: (state: ScheduleState) => void;
+  /**
+   * Score only the groups of this shard (`engine/shard.ts`); lines that are not rollouts are reported and counted by
+   * shard 0 alone, so that the shards' counts add up to the unsharded run's.
+   */
+  shard?: Shard;
+  /**
+   * Receives the run's trace after the run (the per-rollout values its summary was built from, for `rewardkit
+   * merge`), and the fingerprint of the input when `shard` is set.
+   */
+  onTrace?: (trace: RunTrace | RoutedTrace, input?: InputFingerprint) => void;
 }
 
 /** A rollout's length and step for the summary's hacking diagnostics. */
@@ -103,20 +113,20 @@ export function componentsRecord(
 export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promise<Summary> {
   const t0 = performance.now();
   const map = o.map ?? {};
-  const labelIdx = o.labelComponent === undefined ? 0 : spec.components.findIndex((c) => c.name === o.labelComponent);
-  if (labelIdx < 0)
-    throw new UserError(
-      `--label-component ${o.labelComponent}: no such component; known: ${spec.components.map((c) => c.name).join(", ")}`,
-    );
-  const agreement = o.labelField ? new AgreementBuilder(o.labelField, spec.components[labelIdx]!.name) : undefined;
-  const summary = new SummaryBuilder(spec);
-  const batch = new AdvantageBatch(spec);
+  const inputName = o.input === "-" ? "<stdin>" : o.input;
+  // summary, label agreement, advantages and the counters behind the warnings (a --map source that no record has
+  // is almost always a typo: it says so instead of scoring everything unscorable)
+  const tally = new RunTally(spec, {
+    inputName,
+    map,
+    ...(o.labelField !== undefined ? { labelField: o.labelField } : {}),
+    ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
+    trace: o.onTrace !== undefined,
+    ...(o.shard ? { shard: o.shard } : {}),
+  });
+  const labelled = o.labelField !== undefined;
   const steps = StepAdvantages.forSpec(spec); // step_advantages, when the spec has a `process` component
-  let malformed = 0;
-  // a --map source that no record has is almost always a typo: say so instead of scoring everything unscorable
-  const mapped = Object.entries(map);
-  const mapMisses = new Map<string, number>();
-  let records = 0;
+  const digest = o.shard ? new InputDigest() : undefined;
   // numeric ids and groups beyond 2^53 keep their digits (as strings): read from the line's text where a `--map`
   // source is a plain top-level name too
   const preciseKeys = [
@@ -127,19 +137,23 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     ]),
   ];
 
+  // with a shard, a line that is not a rollout belongs to shard 0 (MALFORMED_SHARD): the others skip it silently
+  const malformedHere = ownsMalformed(o.shard);
   const report = (line: number, path: string, message: string): void => {
-    const p: Problem = { file: o.input === "-" ? "<stdin>" : o.input, line, path, message };
+    if (!malformedHere) return;
+    const p: Problem = { file: inputName, line, path, message };
     if (o.strict) throw new InputError(p);
-    malformed++;
+    tally.malformed++;
     o.onProblem?.(p);
   };
 
-  async function* rollouts(): AsyncGenerator<{ rollout: Rollout; record: Record<string, unknown> }> {
+  async function* rollouts(): AsyncGenerator<{ rollout: Rollout; record: Record<string, unknown>; line: number }> {
     const lines = readLines(o.input, {
       onProblem: (line, message) => report(line, "", message),
       ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
     });
     for await (const { line, text } of lines) {
+      digest?.update(line, text);
       let record: unknown;
       try {
         record = preciseMembers(JSON.parse(text), text, preciseKeys);
@@ -147,12 +161,14 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         report(line, "", `invalid JSON: ${(e as Error).message}`);
         continue;
       }
-      records++;
-      for (const [name, path] of mapped)
-        if (getPath(record, path) === undefined) mapMisses.set(name, (mapMisses.get(name) ?? 0) + 1);
       const r = toRollout(record, line, map);
-      if ("problem" in r) report(line, r.problem.field, r.problem.message);
-      else yield { rollout: r.rollout, record: record as Record<string, unknown> };
+      if ("problem" in r) {
+        if (malformedHere) tally.countRecord(record);
+        report(line, r.problem.field, r.problem.message);
+      } else if (ownsGroup(o.shard, r.rollout.group)) {
+        tally.countRecord(record);
+        yield { rollout: r.rollout, record: record as Record<string, unknown>, line };
+      }
     }
   }
 
@@ -161,7 +177,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const held: Array<
     StagedRollout & {
       label?: { value: unknown; id: string; reference: unknown };
-      meta?: { length: number; step: number };
+      meta: { length: number; step: number };
     }
   > = [];
   const spill = new Spill();
@@ -174,12 +190,15 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
         rollouts(),
         Math.max(64, 16 * (o.concurrency ?? 4)),
         ({ rollout }) => scorer.score(rollout),
-        async ({ results, reward, members }, { rollout, record }) => {
+        async ({ results, reward, members }, { rollout, record, line }) => {
           // scheduled thresholds: a pass is judged by the value in force at the rollout's step
           const values = scorer.valuesAt(rollout.step ?? 0);
           const thresholds = values?.thresholds;
-          batch.add(rollout, results, reward);
+          const k = tally.addRow(rollout, results, reward, line);
           steps?.add(rollout, results);
+          const label = labelled
+            ? { value: getPath(record, o.labelField!), id: rollout.id, reference: rollout.reference }
+            : undefined;
           if (staged.length > 0) {
             const h: (typeof held)[number] = {
               group: rollout.group,
@@ -189,20 +208,9 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
               ...(values ? { values } : {}),
               meta: metaOf(rollout),
             };
-            if (agreement)
-              h.label = { value: getPath(record, o.labelField!), id: rollout.id, reference: rollout.reference };
+            if (label) h.label = label;
             held.push(h);
-          } else summary.add(results, reward, thresholds, metaOf(rollout));
-          if (agreement && staged.length === 0) {
-            const r = results[labelIdx]!;
-            agreement.add(getPath(record, o.labelField!), passes(spec, results, labelIdx, thresholds), {
-              id: rollout.id,
-              score: r.score,
-              ...(r.reason ? { reason: r.reason } : {}),
-              extracted: r.details?.extracted,
-              reference: rollout.reference,
-            });
-          }
+          } else tally.addScored(k, results, reward, thresholds, metaOf(rollout), label);
           const out: Record<string, unknown> = { ...record };
           if (!("id" in out)) out.id = rollout.id;
           if (!("group" in out)) out.group = rollout.group;
@@ -211,7 +219,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           delete out.advantage; // appended in pass two
           if (steps) for (const f of ["step_advantages", "token_advantages", "token_advantages_error"]) delete out[f]; // likewise
           await spill.write(JSON.stringify(out));
-          o.onProgress?.(batch.size);
+          o.onProgress?.(tally.batch.size);
         },
       );
       o.onScheduleState?.(scorer.snapshot());
@@ -221,15 +229,9 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     }
     if (staged.length > 0) {
       applyGroupStages(spec, staged, held);
-      held.forEach((h, k) => batch.set(k, h.results, h.reward));
+      held.forEach((h, k) => tally.setRow(k, h.results, h.reward));
     }
-    const {
-      rewards: rewardArr,
-      groupIds: groupArr,
-      advantages: adv,
-      diagnostics,
-      warnings: advantageWarnings,
-    } = batch.compute();
+    const { groupIds: groupArr, advantages: adv } = tally.advantages();
     const toFile = o.output !== undefined && o.output !== "-";
     const outputs = o.outputs ?? new OutputSet();
     const writer = toFile
@@ -246,17 +248,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           for (const i of staged) out.components[spec.components[i]!.name] = h.results[i]!;
           out.reward = h.reward;
           const results = spec.components.map((c) => out.components[c.name]!);
-          summary.add(results, h.reward, h.values?.thresholds, h.meta);
-          if (agreement && h.label) {
-            const r = results[labelIdx]!;
-            agreement.add(h.label.value, passes(spec, results, labelIdx, h.values?.thresholds), {
-              id: h.label.id,
-              score: r.score,
-              ...(r.reason ? { reason: r.reason } : {}),
-              extracted: r.details?.extracted,
-              reference: h.label.reference,
-            });
-          }
+          tally.addScored(k, results, h.reward, h.values?.thresholds, h.meta, h.label);
           text = JSON.stringify(out);
         }
         await writer.write(
@@ -271,29 +263,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
       throw e;
     }
     if (!o.outputs) outputs.commit();
-    const label = agreement?.finish();
-    const warnings = [
-      ...advantageWarnings,
-      ...mapped
-        .filter(([name]) => records > 0 && mapMisses.get(name) === records)
-        .map(([name, path]) => `--map ${name}=${path}: no input record has "${path}"`),
-    ];
-    // like a --map typo: a label path that no rollout has would measure nothing, so say so
-    if (label && label.n === 0 && label.missingLabel > 0)
-      warnings.push(`--label ${o.labelField}: no rollout has a boolean "${o.labelField}"`);
-    if (records === 0 && malformed === 0)
-      warnings.push(`${o.input === "-" ? "<stdin>" : o.input}: the input has no records: nothing was scored`);
-    return summary.finish({
-      rewards: rewardArr,
-      groupIds: groupArr,
-      advantages: adv,
-      advantageDiagnostics: diagnostics,
-      malformed,
-      elapsedSeconds: (performance.now() - t0) / 1000,
-      ...(label ? { label } : {}),
-      warnings,
-      judges,
-    });
+    const summary = tally.finish((performance.now() - t0) / 1000, judges);
+    const trace = tally.trace(judges);
+    if (trace) o.onTrace!(trace, digest ? { lines: digest.lines, digest: digest.digest() } : undefined);
+    return summary;
   } finally {
     spill.dispose();
   }

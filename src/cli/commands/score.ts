@@ -13,7 +13,11 @@ import type { RoutedSummary } from "../../engine/routes-file.js";
 import { createProgress } from "../progress.js";
 import { UserError } from "../../core/errors.js";
 import { whileInterruptible } from "../interrupt.js";
-import { collect, intOption } from "../options.js";
+import { collect, intOption, parseShard } from "../options.js";
+import { UsageError } from "../errors.js";
+import { partialSummaryText, shardInfo } from "../../engine/partial.js";
+import { shardRefusal } from "../../engine/shard.js";
+import type { InputFingerprint, RoutedTrace, RunTrace } from "../../engine/trace.js";
 import { readStateFile, writeStateFile } from "../state.js";
 import { readScored, runReportHtml } from "../../report/run.js";
 import { writeCreating } from "./probe.js";
@@ -31,6 +35,7 @@ interface ScoreOpts {
   state?: string;
   maxLineMb?: number;
   report?: string;
+  shard?: string;
 }
 
 /** `rewardkit score <file|-> --spec <spec>`: the main job. */
@@ -53,12 +58,32 @@ export function registerScore(program: Command): void {
     )
     .option("--max-line-mb <n>", "longest input line, MiB; longer lines are reported and skipped", intOption, 256)
     .option("--report <file>", "also write a self-contained HTML report of the run (needs -o <file>)")
+    .option(
+      "--shard <i/N>",
+      "score only shard i of N (whole groups, by a hash of the group id); --summary then writes a partial summary for rewardkit merge",
+    )
     .option("-q, --quiet", "no progress bar, no summary table")
     .action(async (input: string, o: ScoreOpts) => {
       if (o.report && (o.output === undefined || o.output === "-"))
         throw new UserError("--report needs -o <file>: the report reads the scored rollouts back");
+      const shard = o.shard !== undefined ? parseShard(o.shard) : undefined;
       const spec = loadAnySpec(o.spec);
+      if (shard) {
+        // a performance schedule learns from the results of every group in step order: a shard sees its own only
+        if (
+          o.state !== undefined &&
+          (isRoutedSpec(spec) ? [...spec.routes.values()] : [spec]).some((s) =>
+            s.schedules.some((x) => x.tracks !== undefined),
+          )
+        )
+          throw new UsageError(
+            "--state cannot be used with --shard: the spec's performance schedules learn from the results of every group as the run goes, and independent shards would each learn from their own groups only (score it unsharded to use --state)",
+          );
+        const why = shardRefusal(spec);
+        if (why !== undefined) throw new UsageError(`--shard: ${why}`);
+      }
       let problems = 0;
+      let trace: { trace: RunTrace | RoutedTrace; input?: InputFingerprint } | undefined;
       const scheduleState = o.state !== undefined ? readStateFile(o.state) : undefined;
       const progress = createProgress("scoring", !o.quiet);
       // -o, --summary and --state are written under temporary names and renamed together at the very end: an
@@ -91,15 +116,44 @@ export function registerScore(program: Command): void {
                 if (problems++ < 20) process.stderr.write(`skipped ${formatProblem(p)}\n`);
               },
               onProgress: (n) => progress.update(n),
+              ...(shard ? { shard } : {}),
+              // the per-rollout trace is kept only when a partial summary is written from it
+              ...(shard && o.summary
+                ? { onTrace: (t, input) => (trace = { trace: t, ...(input ? { input } : {}) }) }
+                : {}),
               ...(o.state !== undefined
                 ? { onScheduleState: (st) => writeStateFile(outputs.reserve(o.state!), st) }
                 : {}),
             });
-            if (s.count === 0 && s.malformed > 0)
+            // a shard may hold no rollout while another holds them all: `merge` checks the whole input instead
+            if (s.count === 0 && s.malformed > 0 && !shard)
               throw new UserError(
                 `${input}: no rollout could be scored: all ${s.malformed} lines were malformed (see above)`,
               );
-            if (o.summary) writeFileSync(outputs.reserve(o.summary), JSON.stringify(s, null, 2) + "\n");
+            if (shard && o.summary && !trace?.input) throw new Error("the shard's trace is missing (internal error)");
+            if (o.summary)
+              writeFileSync(
+                outputs.reserve(o.summary),
+                shard && trace?.input
+                  ? partialSummaryText(
+                      s,
+                      shardInfo({
+                        ...shard,
+                        spec: o.spec,
+                        specHash: spec.hash,
+                        input,
+                        fingerprint: trace.input,
+                        options: {
+                          map: parseFieldMap(o.map),
+                          label: o.label ?? null,
+                          labelComponent: o.labelComponent ?? null,
+                          maxLineBytes: (o.maxLineMb ?? 256) * 1024 * 1024,
+                        },
+                      }),
+                      trace.trace,
+                    )
+                  : JSON.stringify(s, null, 2) + "\n",
+              );
             outputs.commit();
             finished();
             return s;
