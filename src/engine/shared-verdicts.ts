@@ -10,8 +10,9 @@ export const DEFAULT_VERDICT_TTL_MS = 24 * 3600 * 1000;
 /**
  * The verdict cache shared by a fleet of replicas, second tier behind each scorer's in-process cache: same key as
  * the local cache (component, completion, reference, declared fields, scheduled options) behind the spec's hash
- * (the scorer puts it in front: one instance serves every route of a routed spec), each verdict a JSON value expiring `ttlMs` after it was written. Lookups and writes go through a
- * {@link StoreGuard}: when the store fails, a lookup is a miss and a write is dropped (the replica scores locally).
+ * (the scorer puts it in front: one instance serves every route of a routed spec), each verdict a JSON value
+ * expiring `ttlMs` after it was written. Lookups and writes go through a {@link StoreGuard}: when the store fails, a
+ * lookup is a miss and a write is dropped (the replica scores locally).
  */
 export class SharedVerdicts {
   private readonly prefix = "v:";
@@ -39,11 +40,24 @@ export class SharedVerdicts {
     return undefined;
   }
 
-  /** Stores a verdict (not awaited by scoring: a slow store never delays a reward). */
+  /**
+   * Stores a verdict (not awaited by scoring: a slow store never delays a reward). Writes made while the event loop
+   * is busy leave together in one pipelined round trip on the next turn of the loop (one write per verdict, as each
+   * comes back from the worker pool, would cost a round trip and a system call each).
+   */
   set(key: string, r: ComponentResult): void {
+    this.queue.push([this.prefix + key, JSON.stringify(r)]);
+    if (this.queue.length === 1) setImmediate(() => this.flush());
+    else if (this.queue.length >= MAX_BATCH) this.flush();
+  }
+
+  private flush(): void {
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
     void this.guard.attempt(
       "cache_set",
-      (s) => s.set(this.prefix + key, JSON.stringify(r), this.ttlMs),
+      (s) => s.setMany(batch, this.ttlMs),
       () => undefined,
     );
   }
