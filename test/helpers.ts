@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,4 +28,24 @@ export function readJsonl<T = Record<string, unknown>>(path: string): T[] {
     .split("\n")
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as T);
+}
+
+/**
+ * Runs one of the Python client's unittest files (`clients/python/<file>`) from the project root with `env` added to
+ * the environment. @returns its exit code and everything it printed (stdout and stderr together).
+ */
+export function runPythonTests(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("python3", [join(ROOT, "clients/python", file)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("exit", (code) => resolve({ code, out }));
+  });
 }

@@ -4,10 +4,9 @@
  * ids kept across failover, and a replica SIGKILLed in the middle of a 4 000-rollout call (every id answered once,
  * in input order, with the rewards of a single server).
  */
-import { spawn, spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./helpers.js";
+import { runPythonTests } from "./helpers.js";
 
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
 
@@ -15,21 +14,11 @@ describe("Python client over several replicas", () => {
   it.skipIf(!hasPython)(
     "clients/python/test_failover.py: rendezvous by group, whole groups per request, failover with the same request id",
     async () => {
-      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn("python3", [join(ROOT, "clients/python/test_failover.py")], {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            RK_NODE: process.execPath,
-            REWARDKIT_URL: "",
-            REWARDKIT_URLS: "",
-            REWARDKIT_TOKEN: "",
-          },
-        });
-        let out = "";
-        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-        child.on("exit", (code) => resolve({ code, out }));
+      const r = await runPythonTests("test_failover.py", {
+        RK_NODE: process.execPath,
+        REWARDKIT_URL: "",
+        REWARDKIT_URLS: "",
+        REWARDKIT_TOKEN: "",
       });
       expect(r.out).toMatch(/Ran \d+ tests/);
       expect(r.code, r.out).toBe(0);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer } from "../src/server/index.js";
 import type { RunningServer } from "../src/server/index.js";
 import { loadSpec } from "../src/spec/load.js";
-import { ROOT, tmp } from "./helpers.js";
+import { ROOT, runPythonTests, tmp } from "./helpers.js";
 
 const TOKEN = "test-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
@@ -324,16 +324,7 @@ describe("reward server, math spec", () => {
   it.skipIf(!hasPython)(
     "Python client: clients/python/test_client.py passes against this server (verl, TRL, verifiers shims; retries; auth)",
     async () => {
-      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn("python3", [join(ROOT, "clients/python/test_client.py")], {
-          cwd: ROOT,
-          env: { ...process.env, REWARDKIT_URL: base, REWARDKIT_TOKEN: TOKEN },
-        });
-        let out = "";
-        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-        child.on("exit", (code) => resolve({ code, out }));
-      });
+      const r = await runPythonTests("test_client.py", { REWARDKIT_URL: base, REWARDKIT_TOKEN: TOKEN });
       expect(r.out).toMatch(/Ran \d+ tests/);
       expect(r.code, r.out).toBe(0);
     },

@@ -3,14 +3,14 @@
  * warning and counter when a scheduled spec gets none), OpenRLHF labels and scores, and each trainer's exact call
  * shape replayed by clients/python/test_trainers.py (TRL, verl, OpenRLHF, verifiers).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer } from "../src/server/index.js";
 import type { RunningServer } from "../src/server/index.js";
 import { loadSpec } from "../src/spec/load.js";
-import { ROOT, tmp } from "./helpers.js";
+import { ROOT, runPythonTests, tmp } from "./helpers.js";
 
 const SCHEDULED = `name: trainers
 components:
@@ -178,15 +178,10 @@ describe("trainer integration", () => {
   it.skipIf(!hasPython)(
     "each trainer's call shape (clients/python/test_trainers.py: TRL, verl, OpenRLHF, verifiers)",
     async () => {
-      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn("python3", [join(ROOT, "clients/python/test_trainers.py")], {
-          cwd: ROOT,
-          env: { ...process.env, REWARDKIT_URL: sched.url, REWARDKIT_JSON_URL: json.url, REWARDKIT_TOKEN: "" },
-        });
-        let out = "";
-        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-        child.on("exit", (code) => resolve({ code, out }));
+      const r = await runPythonTests("test_trainers.py", {
+        REWARDKIT_URL: sched.url,
+        REWARDKIT_JSON_URL: json.url,
+        REWARDKIT_TOKEN: "",
       });
       expect(r.out).toMatch(/Ran \d+ tests/);
       expect(r.code, r.out).toBe(0);

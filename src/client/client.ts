@@ -12,6 +12,7 @@ const SHARED_RESPONSE_TTL_MS = 24 * 3600 * 1000;
 import { backoffDelay, sleep } from "./retry.js";
 import type { BackoffOptions } from "./retry.js";
 import type { CallUsage, ClientOptions, Extracted } from "./types.js";
+import { emptyUsage } from "./types.js";
 
 /** The outcome of {@link ModelClient.call}. `attempts` counts HTTP requests made for it (0 when served from the cache). */
 export type CallResult<T> =
@@ -50,16 +51,7 @@ export class ModelClient {
   private readonly headers: Record<string, string>;
   private readonly backoff: BackoffOptions;
   private readonly agents: Agents;
-  private readonly usage: CallUsage = {
-    calls: 0,
-    retries: 0,
-    failures: 0,
-    timeouts: 0,
-    cacheHits: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    cost: 0,
-  };
+  private readonly usage: CallUsage = emptyUsage();
 
   constructor(private readonly o: ClientOptions) {
     const limits = {

@@ -1,15 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { StoreGuard } from "../store/guard.js";
-import { AbortedError, Limiter } from "./limiter.js";
-import type { LimiterOptions, Slot } from "./limiter.js";
-
-interface Waiter {
-  tokens: number;
-  resolve: (s: Slot) => void;
-  reject: (e: Error) => void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
-}
+import { Limiter, waitForSlot } from "./limiter.js";
+import type { LimiterOptions, Slot, Waiter } from "./limiter.js";
 
 /**
  * The {@link Limiter} of one model endpoint, shared by every replica of a fleet through the store: `concurrency`,
@@ -43,23 +35,7 @@ export class FleetLimiter {
 
   /** Waits for a slot in the fleet's budget. @throws {AbortedError} when `signal` aborts first. */
   acquire(tokens: number, signal?: AbortSignal): Promise<Slot> {
-    if (signal?.aborted) return Promise.reject(new AbortedError());
-    return new Promise<Slot>((resolve, reject) => {
-      const w: Waiter = {
-        tokens,
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          const k = this.queue.indexOf(w);
-          if (k >= 0) this.queue.splice(k, 1);
-          reject(new AbortedError());
-        },
-      };
-      signal?.addEventListener("abort", w.onAbort, { once: true });
-      this.queue.push(w);
-      void this.pump();
-    });
+    return waitForSlot(this.queue, tokens, signal, () => void this.pump());
   }
 
   /** Pauses every replica's calls to this endpoint for `ms` (a 429's `Retry-After`). */

@@ -22,12 +22,43 @@ export interface Slot {
   release(actualTokens?: number): void;
 }
 
-interface Waiter {
+/** A call waiting for a slot, in arrival order. */
+export interface Waiter {
   tokens: number;
   resolve: (s: Slot) => void;
   reject: (e: Error) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
+}
+
+/**
+ * Queues a call for a slot: `queue` gets a {@link Waiter} that leaves it (rejecting with {@link AbortedError}) when
+ * `signal` aborts; `changed` runs after it joins and after it leaves by abort (the owner's pump).
+ */
+export function waitForSlot(
+  queue: Waiter[],
+  tokens: number,
+  signal: AbortSignal | undefined,
+  changed: () => void,
+): Promise<Slot> {
+  if (signal?.aborted) return Promise.reject(new AbortedError());
+  return new Promise<Slot>((resolve, reject) => {
+    const w: Waiter = {
+      tokens,
+      resolve,
+      reject,
+      signal,
+      onAbort: () => {
+        const k = queue.indexOf(w);
+        if (k >= 0) queue.splice(k, 1);
+        reject(new AbortedError());
+        changed();
+      },
+    };
+    signal?.addEventListener("abort", w.onAbort, { once: true });
+    queue.push(w);
+    changed();
+  });
 }
 
 class Bucket {
@@ -86,24 +117,7 @@ export class Limiter {
    * @throws {AbortedError} when `signal` aborts first.
    */
   acquire(tokens: number, signal?: AbortSignal): Promise<Slot> {
-    if (signal?.aborted) return Promise.reject(new AbortedError());
-    return new Promise<Slot>((resolve, reject) => {
-      const w: Waiter = {
-        tokens,
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          const k = this.queue.indexOf(w);
-          if (k >= 0) this.queue.splice(k, 1);
-          reject(new AbortedError());
-          this.pump();
-        },
-      };
-      signal?.addEventListener("abort", w.onAbort, { once: true });
-      this.queue.push(w);
-      this.pump();
-    });
+    return waitForSlot(this.queue, tokens, signal, () => this.pump());
   }
 
   /** Holds every waiter until `ms` from now (a 429's `Retry-After`); a longer pause already set is kept. */

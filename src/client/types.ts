@@ -56,3 +56,17 @@ export interface CallUsage {
   completionTokens: number;
   cost: number;
 }
+
+/** A {@link CallUsage} with every count at 0. */
+export function emptyUsage(): CallUsage {
+  return {
+    calls: 0,
+    retries: 0,
+    failures: 0,
+    timeouts: 0,
+    cacheHits: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cost: 0,
+  };
+}

@@ -1,5 +1,6 @@
 import { nullable } from "../advantage/compute.js";
 import type { CallUsage } from "../client/types.js";
+import { emptyUsage } from "../client/types.js";
 import { UserError } from "../core/errors.js";
 import type { RoutedSummary } from "../diagnostics/routes.js";
 import type { Summary } from "../diagnostics/summary.js";
@@ -82,16 +83,7 @@ function sumJudges(all: readonly Record<string, CallUsage>[]): Record<string, Ca
   const out: Record<string, CallUsage> = {};
   for (const j of all)
     for (const [name, u] of Object.entries(j)) {
-      const t = (out[name] ??= {
-        calls: 0,
-        retries: 0,
-        failures: 0,
-        timeouts: 0,
-        cacheHits: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-        cost: 0,
-      });
+      const t = (out[name] ??= emptyUsage());
       for (const k of Object.keys(t) as (keyof CallUsage)[]) t[k] += u[k];
     }
   return out;

@@ -2,33 +2,8 @@ import { expect } from "vitest";
 import type { Rollout } from "../core/types.js";
 import { createScorer } from "../engine/scorer.js";
 import { parseSpec } from "../spec/load.js";
+import { EXPECTED, SCRIPT, SPEC, TEXT } from "./script.test-helper.js";
 import type { StoreGuard } from "../store/guard.js";
-
-// the script of src/schedule/performance.test.ts: `contains` scores 0, 0.25 … 1 by how many of four words appear
-const TEXT: Record<string, string> = {
-  "0": "nothing",
-  "0.25": "alpha",
-  "0.5": "alpha beta",
-  "0.75": "alpha beta gamma",
-  "1": "alpha beta gamma delta",
-};
-const SPEC = `components:
-  - name: loc
-    type: contains
-    value: [alpha, beta, gamma, delta]
-    mode: all
-    passThreshold: {schedule: performance, from: 0.25, to: 1, increment: 0.25, window: 4, passRate: 0.75, tolerance: 0}
-`;
-const SCRIPT: number[][] = [
-  [0.5, 0.5, 0.5, 0], // at 0.25: 1110 → newer half .5 < older 1: no move
-  [0.5, 0.5, 0.5, 0.5], // 1111 → 0.5 from step 2
-  [0.5, 0.5, 0.5, 0.25], // at 0.5: 1110 → no move
-  [0.25, 0.5, 0.5, 0.5], // 0111 → 0.75 from step 4
-  [1, 1, 1, 1], // → 1 from step 5
-  [1, 1, 1, 1],
-];
-/** The thresholds one server gives at steps 0..6 (src/schedule/performance.test.ts). */
-export const EXPECTED = [0.25, 0.25, 0.5, 0.5, 0.75, 1, 1];
 
 /**
  * Three replicas (scorers) on one store score the script, each step's four rollouts spread over them round-robin
