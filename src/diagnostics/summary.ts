@@ -61,6 +61,17 @@ export interface Summary {
 }
 
 /** Accumulates a summary while rollouts stream by; only counters and running moments are kept. */
+/** The summary's `reward` block: mean, std, min and max of the non-null rewards (6 decimals; null when none). */
+export function rewardStats(r: RunningStats, nullCount: number): Summary["reward"] {
+  return {
+    mean: r.n > 0 ? round6(r.mean) : null,
+    std: r.n > 0 ? round6(r.std) : null,
+    min: r.n > 0 ? round6(r.min) : null,
+    max: r.n > 0 ? round6(r.max) : null,
+    nullCount,
+  };
+}
+
 /** What a summary reads of a compiled spec (a `CompiledSpec` is one). */
 export interface SummarySpec {
   name: string;
@@ -171,13 +182,7 @@ export class SummaryBuilder {
       spec: { name: this.spec.name, hash: this.spec.hash },
       count: this.count,
       malformed: args.malformed,
-      reward: {
-        mean: r.n > 0 ? round6(r.mean) : null,
-        std: r.n > 0 ? round6(r.std) : null,
-        min: r.n > 0 ? round6(r.min) : null,
-        max: r.n > 0 ? round6(r.max) : null,
-        nullCount: this.nullRewards,
-      },
+      reward: rewardStats(r, this.nullRewards),
       components,
       groups: { count: gi.count, singletons, zeroVarianceFraction: multi > 0 ? round6(zeroVar / multi) : null },
       advantage: {

@@ -1,7 +1,7 @@
 import { buildGroupIndex, segmentStats, StringIds } from "../advantage/groups.js";
 import type { RoutedSummary } from "../diagnostics/routes.js";
 import { RunningStats, round6 } from "../diagnostics/stats.js";
-import { passHatKOf, SummaryBuilder } from "../diagnostics/summary.js";
+import { passHatKOf, rewardStats, SummaryBuilder } from "../diagnostics/summary.js";
 import type { Summary } from "../diagnostics/summary.js";
 import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
@@ -119,13 +119,7 @@ export class RoutedTally {
       count,
       malformed: a.malformed,
       ...(warnings.length > 0 ? { warnings } : {}),
-      reward: {
-        mean: reward.n > 0 ? round6(reward.mean) : null,
-        std: reward.n > 0 ? round6(reward.std) : null,
-        min: reward.n > 0 ? round6(reward.min) : null,
-        max: reward.n > 0 ? round6(reward.max) : null,
-        nullCount: this.nullRewards,
-      },
+      reward: rewardStats(reward, this.nullRewards),
       components,
       groups: { count: gi.count, singletons, zeroVarianceFraction: multi > 0 ? round6(zeroVar / multi) : null },
       advantage: {
