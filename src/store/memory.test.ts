@@ -17,4 +17,18 @@ describe("MemoryStore", () => {
     expect(grants).toHaveLength(180);
     for (let i = 60; i < grants.length; i++) expect(grants[i]! - grants[i - 60]!).toBeGreaterThanOrEqual(60_000);
   });
+
+  it("holds at most maxChars of keys and values: expired entries go first, then the oldest writes", async () => {
+    let t = 0;
+    const s = new MemoryStore(() => t, 100);
+    await s.set("a", "x".repeat(30), 10); // 31 chars, expires at 10
+    await s.set("b", "x".repeat(30)); // 31
+    await s.set("c", "x".repeat(30)); // 31: 93 in all
+    t = 20;
+    await s.set("d", "x".repeat(30)); // 124 > 100: the expired a goes
+    expect(await s.getMany(["a", "b", "c", "d"])).toEqual([undefined, "x".repeat(30), "x".repeat(30), "x".repeat(30)]);
+    await s.set("b", "y"); // rewritten: now the newest
+    await s.set("e", "x".repeat(60)); // 31 + 31 + 2 + 61 = 125: the oldest write (c) goes
+    expect(await s.getMany(["b", "c", "d", "e"])).toEqual(["y", undefined, "x".repeat(30), "x".repeat(60)]);
+  });
 });

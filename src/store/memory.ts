@@ -62,13 +62,49 @@ export class MemoryStore implements Store {
   private readonly registries = new Map<string, Map<string, { fields: Map<string, number>; until: number }>>();
   private readonly budgets = new Map<string, Budget>();
 
-  /** @param now the clock, ms since the epoch (tests pass a fake one). */
-  constructor(private readonly now: () => number = Date.now) {}
+  /** UTF-16 code units held by keys and values (≈ bytes / 2 for ASCII), bounded by `maxChars`. */
+  private chars = 0;
+  private sweptAt = -Infinity;
+
+  /**
+   * @param now the clock, ms since the epoch (tests pass a fake one).
+   * @param maxChars most characters of keys and values held (default 32 M, ~64 MB): past it the oldest entries are
+   *   dropped first (a store in one process must not grow with the traffic; Redis bounds itself by `maxmemory`).
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxChars = 32 * 1024 * 1024,
+  ) {}
+
+  private put(key: string, value: string, until: number): void {
+    const old = this.kv.get(key);
+    if (old) {
+      this.chars -= key.length + old.value.length;
+      this.kv.delete(key); // re-inserted last: the eviction order is the order of the last write
+    }
+    this.kv.set(key, { value, until });
+    this.chars += key.length + value.length;
+    if (this.chars <= this.maxChars) return;
+    const t = this.now();
+    if (t - this.sweptAt >= 1000) {
+      this.sweptAt = t; // expired entries first, at most one full pass a second
+      for (const [k, e] of this.kv) if (e.until <= t) this.drop(k, e);
+    }
+    for (const [k, e] of this.kv) {
+      if (this.chars <= this.maxChars || k === key) break;
+      this.drop(k, e);
+    }
+  }
+
+  private drop(key: string, e: Entry): void {
+    this.kv.delete(key);
+    this.chars -= key.length + e.value.length;
+  }
 
   private live(key: string): Entry | undefined {
     const e = this.kv.get(key);
     if (e && e.until <= this.now()) {
-      this.kv.delete(key);
+      this.drop(key, e);
       return undefined;
     }
     return e;
@@ -83,24 +119,25 @@ export class MemoryStore implements Store {
   }
 
   set(key: string, value: string, ttlMs?: number): Promise<void> {
-    this.kv.set(key, { value, until: ttlMs !== undefined && ttlMs > 0 ? this.now() + ttlMs : Infinity });
+    this.put(key, value, ttlMs !== undefined && ttlMs > 0 ? this.now() + ttlMs : Infinity);
     return Promise.resolve();
   }
 
   setMany(entries: ReadonlyArray<readonly [string, string]>, ttlMs: number): Promise<void> {
-    for (const [k, v] of entries) this.kv.set(k, { value: v, until: this.now() + ttlMs });
+    for (const [k, v] of entries) this.put(k, v, this.now() + ttlMs);
     return Promise.resolve();
   }
 
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     if (this.live(key)) return Promise.resolve(false);
-    this.kv.set(key, { value, until: this.now() + ttlMs });
+    this.put(key, value, this.now() + ttlMs);
     return Promise.resolve(true);
   }
 
   deleteIfEquals(key: string, value: string): Promise<boolean> {
-    if (this.live(key)?.value !== value) return Promise.resolve(false);
-    this.kv.delete(key);
+    const e = this.live(key);
+    if (e?.value !== value) return Promise.resolve(false);
+    this.drop(key, e);
     return Promise.resolve(true);
   }
 
