@@ -85,6 +85,7 @@ export async function startServer(
   }
   const store =
     options.store !== undefined ? new StoreGuard(await openStore(options.store, options.storeWaitMs)) : undefined;
+  const unwatch = store?.watch(); // a degraded replica sees the store come back without traffic
   // model clients (judges, reward models) are built with the scorers below: they take the fleet's budgets from here
   shareModelStore(store);
   const scorerOptions = {
@@ -132,6 +133,7 @@ export async function startServer(
     });
   } catch (e) {
     await scorer.close(); // the port could not be bound: nobody else holds the worker pool
+    unwatch?.();
     await store?.store.close();
     throw e;
   }
@@ -156,6 +158,7 @@ export async function startServer(
     cut = true;
     server.closeAllConnections();
     await scorer.close();
+    unwatch?.();
     await store?.store.close();
     return finished;
   }

@@ -50,6 +50,24 @@ export class StoreGuard {
     }
   }
 
+  /**
+   * While degraded, pings the store every `intervalMs` so that `health.degraded` (`rewardkit_store_up`, `/readyz`)
+   * turns back on its own when the store answers again, also on a replica that gets no requests. @returns a stop
+   * function.
+   */
+  watch(intervalMs = 2_000): () => void {
+    const t = setInterval(() => {
+      if (this.health.degraded)
+        void this.attempt(
+          "ping",
+          (s) => s.ping(),
+          () => undefined,
+        );
+    }, intervalMs);
+    t.unref();
+    return () => clearInterval(t);
+  }
+
   /** Counts a failure of `op` and warns (rate-limited). */
   failed(op: string, e: unknown): void {
     this.health.errors[op] = (this.health.errors[op] ?? 0) + 1;

@@ -44,14 +44,16 @@ export async function openStore(url: string, waitMs = 10_000, prefix?: string): 
       await store.ping();
       return store;
     } catch (e) {
-      if (Date.now() - t0 >= waitMs) {
+      const permanent = /does not exist on this server/.test((e as Error).message);
+      if (permanent || Date.now() - t0 >= waitMs) {
         await store.close();
         throw new UserError(
-          `store ${store.description} does not answer after ${Math.round((Date.now() - t0) / 1000)} s: ${(e as Error).message}. ` +
+          `store ${store.description} does not answer (tried for ${((Date.now() - t0) / 1000).toFixed(1)} s): ${(e as Error).message}. ` +
             "Start it (redis-server), fix the address, or serve without --store (each replica then keeps its own cache, schedules and budgets)",
         );
       }
-      await new Promise((r) => setTimeout(r, Math.min(1000, 100 * 2 ** attempt)));
+      const left = waitMs - (Date.now() - t0);
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(1000, 100 * 2 ** attempt, left))));
     }
   }
 }

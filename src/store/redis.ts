@@ -109,10 +109,13 @@ export function redactUrl(url: string): string {
 export class RedisStore implements Store {
   readonly description: string;
   private readonly redis: Redis & Scripts;
+  private readonly db: number;
+  /** The last connection error ioredis reported (cleared when the connection is ready again). */
+  private lastError: string | undefined;
 
   constructor(o: RedisStoreOptions) {
     this.description = redactUrl(o.url);
-    let warned = false;
+    this.db = Number(/^\/(\d+)/.exec(new URL(o.url).pathname)?.[1] ?? 0);
     this.redis = new Redis(o.url, {
       keyPrefix: o.prefix ?? "rk:",
       lazyConnect: true,
@@ -123,9 +126,13 @@ export class RedisStore implements Store {
       enableAutoPipelining: true, // commands issued in one tick (a batch's verdict lookups) share one round trip
       retryStrategy: (times) => Math.min(100 * times, 2000),
     }) as Redis & Scripts;
-    // ioredis emits 'error' on every failed reconnect; the callers count and report failures themselves
-    this.redis.on("error", () => {
-      if (!warned) warned = true;
+    // ioredis emits 'error' on every failed (re)connect with the real cause (ECONNREFUSED, ENOTFOUND …); the callers
+    // count and report failures themselves, with that cause
+    this.redis.on("error", (e: Error) => {
+      this.lastError = e.message;
+    });
+    this.redis.on("ready", () => {
+      this.lastError = undefined;
     });
     this.redis.defineCommand("rkBudgetAcquire", { numberOfKeys: 2, lua: BUDGET_ACQUIRE });
     this.redis.defineCommand("rkBudgetRelease", { numberOfKeys: 2, lua: BUDGET_RELEASE });
@@ -141,7 +148,7 @@ export class RedisStore implements Store {
       try {
         await this.redis.connect();
       } catch (e) {
-        throw new StoreError(`cannot reach ${this.description}: ${(e as Error).message}`, "connect");
+        throw new StoreError(`cannot reach ${this.description}: ${this.lastError ?? (e as Error).message}`, "connect");
       }
     }
   }
@@ -151,14 +158,34 @@ export class RedisStore implements Store {
       if (this.redis.status === "wait") await this.redis.connect(); // the first command connects
       return await f();
     } catch (e) {
-      throw new StoreError(`${this.description}: ${op}: ${(e as Error).message}`, op);
+      throw new StoreError(`${this.description}: ${op}: ${this.why(e as Error)}`, op);
     }
   }
 
+  /** A failure in the user's terms: ioredis's "offline queue" and "max retries" texts mean "not connected". */
+  private why(e: Error): string {
+    const m = e.message.replace(/\.+$/, "");
+    if (
+      /Stream isn't writeable|max retries per request|Connection is closed|connect ETIMEDOUT/.test(m) ||
+      this.redis.status !== "ready"
+    )
+      return `not connected (${this.lastError ?? m}); reconnecting in the background`;
+    return m;
+  }
+
+  /** Checks the server answers, and serves the database the URL names (Redis would fall back to 0 silently). */
   ping(): Promise<void> {
     return this.run("ping", async () => {
       await this.connect();
       await this.redis.ping();
+      if (this.db !== 0) {
+        const info = String(await this.redis.call("CLIENT", "INFO"));
+        const db = Number(/\bdb=(\d+)/.exec(info)?.[1] ?? 0);
+        if (db !== this.db) {
+          const [, n] = (await this.redis.config("GET", "databases")) as [string, string];
+          throw new Error(`database ${this.db} does not exist on this server (it has ${n}: 0 to ${Number(n) - 1})`);
+        }
+      }
     });
   }
 
