@@ -3,7 +3,7 @@
  * deadlines, metrics, graceful shutdown of the CLI process, and the Python client against a live server.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer } from "../src/server/index.js";
@@ -456,6 +456,40 @@ describe("rewardkit serve (CLI process)", () => {
     expect(stderr()).toContain("SIGTERM: draining");
     expect(stderr()).toContain("drained, exiting");
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  });
+
+  it("--config: settings from a YAML file, its spec path relative to the file's folder, flags win; a bad key exits 1", async () => {
+    const dir = tmp();
+    writeFileSync(
+      join(dir, "spec.yaml"),
+      readFileSync(join(ROOT, "examples/math.yaml"), "utf8").replace(/^name: .*$/m, "name: from-config"),
+    );
+    writeFileSync(join(dir, "server.yaml"), "spec: spec.yaml\nmaxQueue: 77\nport: 1\n"); // --port 0 (a flag) wins
+    const { child, port } = await startCli(["--config", join(dir, "server.yaml"), "-j", "1"]);
+    try {
+      const spec = (await (await fetch(`http://127.0.0.1:${port}/v1/spec`)).json()) as {
+        name: string;
+        limits: { max_queue: number };
+      };
+      expect(spec.name).toBe("from-config");
+      expect(spec.limits.max_queue).toBe(77);
+    } finally {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    writeFileSync(join(dir, "bad.yaml"), "spec: spec.yaml\nmaxQeue: 1\n");
+    const bad = spawnSync(
+      process.execPath,
+      [join(ROOT, "bin/rewardkit.js"), "serve", "--config", join(dir, "bad.yaml")],
+      {
+        cwd: ROOT,
+        encoding: "utf8",
+      },
+    );
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain(`--config ${join(dir, "bad.yaml")}`);
+    expect(bad.stderr).toContain("maxQeue");
   });
 
   it("a spec that does not load exits 1 naming the file", () => {

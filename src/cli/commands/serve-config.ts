@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { UsageError } from "../errors.js";
@@ -6,7 +7,8 @@ import { UsageError } from "../errors.js";
 /**
  * `rewardkit serve --config server.yaml`: the server's settings in a file (what a Kubernetes ConfigMap holds), keys
  * named as the flags in camelCase (`--max-queue` → `maxQueue`, `--store` → `store`). A flag given on the command line
- * wins over the file; the file wins over the environment (`REWARDKIT_STORE`) and the defaults.
+ * wins over the file; the file wins over the environment (`REWARDKIT_STORE`) and the defaults. Paths in the file
+ * (`spec`, `tokenFile`) are relative to the file's folder.
  */
 const serverConfig = z.strictObject({
   spec: z.string().min(1).optional(),
@@ -36,7 +38,10 @@ const serverConfig = z.strictObject({
 /** The settings a server config file may hold. */
 export type ServerConfig = z.infer<typeof serverConfig>;
 
-/** Reads and validates a server config file. @throws UsageError naming the file and each bad key. */
+/**
+ * Reads and validates a server config file; `spec` and `tokenFile` come back resolved against the file's folder.
+ * @throws UsageError naming the file and each bad key.
+ */
 export function readServerConfig(file: string): ServerConfig {
   let raw: unknown;
   try {
@@ -49,5 +54,10 @@ export function readServerConfig(file: string): ServerConfig {
     throw new UsageError(
       `--config ${file}: ` + r.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; "),
     );
-  return r.data;
+  const here = (p: string): string => (isAbsolute(p) ? p : resolve(dirname(file), p));
+  return {
+    ...r.data,
+    ...(r.data.spec !== undefined ? { spec: here(r.data.spec) } : {}),
+    ...(r.data.tokenFile !== undefined ? { tokenFile: here(r.data.tokenFile) } : {}),
+  };
 }
