@@ -116,7 +116,16 @@ describe.skipIf(unavailable !== undefined)("code sandbox containment (bubblewrap
   });
 
   it("memory blow-up: memory_limit (not a crash), under the address-space limit", async () => {
-    const r = await run("def f(x):\n    hog = []\n    while True:\n        hog.append(bytearray(16 << 20))");
+    // zeroing ~500 MB of pages takes over 1 s of CPU on some machines (1.25 s measured on one with slow page faults),
+    // which would end this run as a `timeout` before the memory limit: give it 10 s of CPU
+    const roomy = codeVerifier.create(
+      codeVerifier.options.parse({ ...limits, testTimeoutMs: 10_000, runTimeoutMs: 30_000 }),
+    );
+    const r = await run(
+      "def f(x):\n    hog = []\n    while True:\n        hog.append(bytearray(16 << 20))",
+      "contained",
+      roomy,
+    );
     expect(r.status).toBe("ok");
     expect(statuses(r)).toEqual({ memory_limit: 1 });
     const big = await run("def f(x):\n    return len(bytearray(8 << 30))");
