@@ -107,11 +107,13 @@ export function scoreHandler(ctx: ServerContext) {
     const parsed = groupProblems(ctx, parseRollouts(env.rollouts, "score", step.step));
     const answer = (): Promise<Response> => scoreParsed(ctx, c, parsed, details, t0);
     if (rid.id === undefined) return answer();
+    let fresh: Response | undefined; // scored here: answered as it is (with its headers, e.g. a 429's Retry-After)
     const outcome = await ctx.records.run(rid.id, `${c.req.header(STEP_HEADER) ?? ""}\u0000${body.text}`, async () => {
-      const res = await answer();
-      return { status: res.status, body: await res.text() };
+      fresh = await answer();
+      return { status: fresh.status, body: await fresh.clone().text() };
     });
     if (outcome.kind === "conflict") return errorResponse(c, 409, "conflict", outcome.message);
+    if (!outcome.replayed && fresh) return fresh;
     const { status, body: text } = outcome.answer;
     return c.body(text, status as 200, {
       "Content-Type": "application/json",
