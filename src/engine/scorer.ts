@@ -15,7 +15,7 @@ import { VerifierPool } from "./pool.js";
 import type { StepOptions } from "./pool.js";
 import { runInline } from "./inline.js";
 import { getPath } from "../io/fields.js";
-import { SharedVerdicts } from "./shared-verdicts.js";
+import { codeDigest, SharedVerdicts } from "./shared-verdicts.js";
 import type { StoreGuard } from "../store/guard.js";
 import { FleetSchedules } from "../schedule/fleet.js";
 
@@ -115,6 +115,10 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
   const cached = spec.components.map((c) => c.definition.cacheable !== false && cache.capacity > 0);
   const anyCached = cached.some(Boolean); // else no rollout needs its cache key hashed
   const shared = options.store ? new SharedVerdicts(options.store, options.storeTtlMs) : undefined;
+  // the shared tier's namespace: the spec and the code that computes its verdicts (plugins included)
+  const sharedNs = shared
+    ? `${spec.hash}:${codeDigest(spec.components.flatMap((c) => (c.module !== undefined ? [c.module] : [])))}`
+    : "";
   // a store round trip pays off for work in the pool or a sandbox, not for a regex on this thread
   const sharedFor = spec.components.map(
     (c, i) =>
@@ -184,7 +188,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       const hit = cache.get(key);
       if (hit) return hit;
       if (sharedFor[i]) {
-        const far = await shared!.get(`${spec.hash}:${key}`);
+        const far = await shared!.get(`${sharedNs}:${key}`);
         if (far) sharedHits++;
         else sharedMisses++;
         if (far) {
@@ -200,7 +204,7 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
       : await pool!.run(i, input, c.timeoutMs, so);
     if (key !== undefined && !transient(r)) {
       cache.set(key, r);
-      if (sharedFor[i]) shared!.set(`${spec.hash}:${key}`, r);
+      if (sharedFor[i]) shared!.set(`${sharedNs}:${key}`, r);
     }
     return r;
   }
