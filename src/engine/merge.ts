@@ -12,7 +12,7 @@ import { routeLabelOptions } from "./routes-file.js";
 import { emptySummary, RoutedTally } from "./routed-tally.js";
 import { batchStratumKey, batchWideAdvantages, splitGroups, splitWarning } from "./routes.js";
 import { RunTally } from "./run-tally.js";
-import type { RoutedRollout, RoutedTrace, RunTrace, TracedRollout } from "./trace.js";
+import type { RoutedTrace, RunTrace } from "./trace.js";
 
 /**
  * `rewardkit merge`: the shards' partial summaries (`engine/partial.ts`) back into the summary one unsharded run
@@ -89,8 +89,10 @@ function sumJudges(all: readonly Record<string, CallUsage>[]): Record<string, Ca
   return out;
 }
 
-/** Items of every partial in input-line order; two items on one line (overlapping shards) are an error. */
-function byLine<T extends { line: number }>(lists: readonly { file: string; items: readonly T[] }[]): T[] {
+/** Items of every partial, each with its file, in input-line order; two on one line (overlapping shards) are an error. */
+function byLine<T extends { line: number }>(
+  lists: readonly { file: string; items: readonly T[] }[],
+): { item: T; file: string }[] {
   const all = lists.flatMap(({ file, items }) => items.map((item) => ({ item, file })));
   all.sort((a, b) => a.item.line - b.item.line);
   for (let i = 1; i < all.length; i++)
@@ -98,7 +100,7 @@ function byLine<T extends { line: number }>(lists: readonly { file: string; item
       throw new UserError(
         `${all[i - 1]!.file} and ${all[i]!.file} both scored input line ${all[i]!.item.line}: the shards overlap`,
       );
-  return all.map((x) => x.item);
+  return all;
 }
 
 /** The advantage a shard wrote differs from the whole batch's: the estimator used statistics beyond the group. */
@@ -122,24 +124,19 @@ function mergeRuns(
   elapsedSeconds: number,
 ): PlainMerge {
   const tally = new RunTally(spec, o);
-  const fileOf = new Map<TracedRollout, string>();
-  for (const { file, trace } of traces) for (const r of trace.rollouts) fileOf.set(r, file);
   const rollouts = byLine(traces.map(({ file, trace }) => ({ file, items: trace.rollouts })));
-  const mapMisses: Record<string, number> = {};
   for (const { trace } of traces) {
     tally.records += trace.records;
     tally.malformed += trace.malformed;
-    for (const [name, n] of Object.entries(trace.mapMisses)) mapMisses[name] = (mapMisses[name] ?? 0) + n;
+    tally.addMapMisses(trace.mapMisses);
   }
-  tally.addMapMisses(mapMisses);
-  for (const r of rollouts) tally.replay(r);
+  for (const { item } of rollouts) tally.replay(item);
   const adv = tally.advantages().advantages;
   const advantages = new Map<number, number | null>();
-  rollouts.forEach((r, k) => {
+  rollouts.forEach(({ item: r, file }, k) => {
     const whole = nullable(adv[k]!);
     // ===, not Object.is: a shard's -0 was written (JSON) as 0
-    if (whole !== r.advantage)
-      throw advantageMismatch(fileOf.get(r)!, r.line, spec.advantage.estimator.name, r.advantage, whole);
+    if (whole !== r.advantage) throw advantageMismatch(file, r.line, spec.advantage.estimator.name, r.advantage, whole);
     advantages.set(r.line, whole);
   });
   const summary = tally.finish(elapsedSeconds, sumJudges(traces.map((t) => t.trace.judges)));
@@ -217,9 +214,8 @@ function mergeRouted(
     for (const [line, a] of m.advantages) routeAdvantage.set(line, a);
   }
   // the overall figures, from every routed rollout in input order
-  const fileOf = new Map<RoutedRollout, string>();
-  for (const { file, trace } of parts) for (const r of trace.rollouts) fileOf.set(r, file);
-  const rows = byLine(parts.map(({ file, trace }) => ({ file, items: trace.rollouts })));
+  const placed = byLine(parts.map(({ file, trace }) => ({ file, items: trace.rollouts })));
+  const rows = placed.map((p) => p.item);
   const split = splitGroups(
     rows.map((r) => r.group),
     rows.map((r) => r.route),
@@ -243,15 +239,14 @@ function mergeRouted(
     warnings.push(...b.warnings);
   }
   const tally = new RoutedTally(routed, keys);
-  for (const r of rows)
-    if (!routed.routes.has(r.route))
-      throw new UserError(`${fileOf.get(r)}: route ${r.route} is not in the spec's routes`);
-  rows.forEach((r, j) => {
+  for (const { item: r, file } of placed)
+    if (!routed.routes.has(r.route)) throw new UserError(`${file}: route ${r.route} is not in the spec's routes`);
+  placed.forEach(({ item: r, file }, j) => {
     const whole = split.has(r.group) ? null : wide ? nullable(wide[j]!) : (routeAdvantage.get(r.line) ?? null);
     // ===, not Object.is: a shard's -0 was written (JSON) as 0
     if (whole !== r.advantage)
       throw advantageMismatch(
-        fileOf.get(r)!,
+        file,
         r.line,
         routed.advantage ? routed.advantage.estimator.name : `of route ${r.route}`,
         r.advantage,

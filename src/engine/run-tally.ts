@@ -129,6 +129,7 @@ export class RunTally {
   ): void {
     this.summary.add(results, reward, thresholds, meta);
     let example = false;
+    const l = label ? labelBool(label.value) : undefined;
     if (this.agreement && label) {
       const r = results[this.labelIdx]!;
       const passed = passes(this.spec, results, this.labelIdx, thresholds);
@@ -139,7 +140,6 @@ export class RunTally {
         extracted: r.details?.extracted,
         reference: label.reference,
       });
-      const l = labelBool(label.value);
       example = l !== undefined && l !== passed;
     }
     const t = this.traced?.[k];
@@ -150,7 +150,6 @@ export class RunTally {
     t.length = meta.length;
     t.step = meta.step;
     if (this.agreement && label) {
-      const l = labelBool(label.value);
       t.label = { value: l ?? null, ...(example ? { id: label.id, reference: label.reference } : {}) };
     }
   }

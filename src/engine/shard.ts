@@ -54,6 +54,12 @@ export function ownsMalformed(shard: Shard | undefined): boolean {
  * Estimators that do not declare `batchStatistics` (plugins) pass here; `rewardkit merge` checks their advantages.
  */
 export function shardRefusal(spec: CompiledSpec | RoutedSpec): string | undefined {
+  const batchWide = (a: CompiledSpec["advantage"], who: string): string | undefined => {
+    const why = a.estimator.batchStatistics?.(a.options);
+    return why === undefined
+      ? undefined
+      : `${who}advantage estimator ${a.estimator.name}: ${why}, so a shard's advantages would differ from the whole run's (score unsharded, or shard with an estimator without batch statistics, e.g. grpo)`;
+  };
   const specs: [string, CompiledSpec][] = isRoutedSpec(spec)
     ? [...spec.routes].map(([k, s]) => [`route ${k}: `, s])
     : [["", spec]];
@@ -61,18 +67,10 @@ export function shardRefusal(spec: CompiledSpec | RoutedSpec): string | undefine
     const perf = s.schedules.find((x) => x.tracks !== undefined);
     if (perf)
       return `${where}${perf.path} has a performance schedule, which learns from the results of every group as the run goes: independent shards would each learn from their own groups only (score it unsharded)`;
-    const e = s.advantage.estimator;
-    const why = e.batchStatistics?.(s.advantage.options);
-    if (why !== undefined)
-      return `${where}advantage estimator ${e.name}: ${why}, so a shard's advantages would differ from the whole run's (score unsharded, or shard with an estimator without batch statistics, e.g. grpo)`;
+    const why = batchWide(s.advantage, where);
+    if (why !== undefined) return why;
   }
-  if (isRoutedSpec(spec) && spec.advantage) {
-    const e = spec.advantage.estimator;
-    const why = e.batchStatistics?.(spec.advantage.options);
-    if (why !== undefined)
-      return `the routed spec's advantage estimator ${e.name}: ${why}, so a shard's advantages would differ from the whole run's (score unsharded)`;
-  }
-  return undefined;
+  return isRoutedSpec(spec) && spec.advantage ? batchWide(spec.advantage, "the routed spec's ") : undefined;
 }
 
 /**

@@ -20,7 +20,7 @@ export function codeDigest(
   let d = digests.get(key);
   if (d === undefined) {
     const h = createHash("sha256");
-    const files = (readdirSync(root, { recursive: true, encoding: "utf8" }) as string[])
+    const files = readdirSync(root, { recursive: true, encoding: "utf8" })
       .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith(".d.ts"))
       .sort();
     for (const f of files)

@@ -262,11 +262,6 @@ export class ScheduleRuntime {
     this.cache.clear();
   }
 
-  /** The number of performance schedules (the length of every `passes` array). */
-  get trackedCount(): number {
-    return this.trackers.length;
-  }
-
   /** The performance schedules' state as JSON-ready data. Take it when no rollout is in flight. */
   snapshot(): ScheduleState {
     const schedules: ScheduleState["schedules"] = {};

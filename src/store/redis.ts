@@ -141,18 +141,6 @@ export class RedisStore implements Store {
     this.redis.defineCommand("rkRegistrySum", { numberOfKeys: 1, lua: REGISTRY_SUM });
   }
 
-  /** Connects (once); the first command calls it. @throws {StoreError} when the server cannot be reached. */
-  async connect(): Promise<void> {
-    if (this.redis.status === "ready") return;
-    if (this.redis.status === "wait" || this.redis.status === "end") {
-      try {
-        await this.redis.connect();
-      } catch (e) {
-        throw new StoreError(`cannot reach ${this.description}: ${this.lastError ?? (e as Error).message}`, "connect");
-      }
-    }
-  }
-
   private async run<T>(op: string, f: () => Promise<T>): Promise<T> {
     try {
       if (this.redis.status === "wait") await this.redis.connect(); // the first command connects
@@ -176,7 +164,6 @@ export class RedisStore implements Store {
   /** Checks the server answers, and serves the database the URL names (Redis would fall back to 0 silently). */
   ping(): Promise<void> {
     return this.run("ping", async () => {
-      await this.connect();
       await this.redis.ping();
       if (this.db !== 0) {
         const info = String(await this.redis.call("CLIENT", "INFO"));
