@@ -3,7 +3,7 @@
  *
  * A reason on an `ok` result explains a deliberate score (a wrong answer is `ok` with score 0 and
  * reason `wrong_answer`); a reason on an `unscorable` result says why no score could be given.
- * `docs/reasons.md` is generated from this table (see `test/docs.test.ts`), so the docs never drift.
+ * `docs/reasons.md` is generated from this table (see `src/core/reasons.test.ts`), so the docs never drift.
  */
 export const REASONS = {
   // unscorable: the verifier could not decide
