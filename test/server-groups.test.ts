@@ -14,6 +14,8 @@ import { resolveOptions } from "../src/server/options.js";
 import type { ServerOptions } from "../src/server/options.js";
 import { createScorer } from "../src/engine/scorer.js";
 import { parseSpec } from "../src/spec/load.js";
+import { parseAnySpec } from "../src/spec/routes.js";
+import { startServer } from "../src/server/index.js";
 
 const spec = parseSpec(
   `name: kimi
@@ -226,6 +228,47 @@ describe("the group barrier", () => {
     const { res, json } = await a;
     expect(res.status).toBe(503);
     expect(json.error!.code).toBe("shutting_down");
+  });
+});
+
+describe("the group barrier on a routed server and over real HTTP", () => {
+  it("a route's group meets across requests; the other route's rollouts are not held", async () => {
+    const routed = parseAnySpec(
+      `name: routed
+routes:
+  by: data_source
+  kimi:
+    components:
+      - {name: correct, type: exact}
+      - {name: len, type: group-length, correctness: correct}
+  plain:
+    components:
+      - {name: exact, type: exact}
+`,
+      "routed.yaml",
+    );
+    const srv = await startServer(routed, { port: 0, concurrency: 1, groupWaitMs: 5000 });
+    try {
+      const send = async (rollouts: unknown[]) => {
+        const res = await fetch(`${srv.url}/v1/score`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ rollouts }),
+        });
+        return ((await res.json()) as { results: Array<Result & { route: string }> }).results;
+      };
+      const t0 = Date.now();
+      const plain = await send([{ id: "p", group: "g", data_source: "plain", completion: "1", reference: "1" }]);
+      expect(Date.now() - t0).toBeLessThan(2000);
+      expect(plain[0]).toMatchObject({ route: "plain", reward: 1 });
+      const rs = await Promise.all(["c", "a", "b"].map((id) => send([member(id, { data_source: "kimi" })])));
+      rs.forEach((r, k) => {
+        expect(r[0]!.route).toBe("kimi");
+        expectWhole(r[0]!, (["c", "a", "b"] as const)[k]!);
+      });
+    } finally {
+      await srv.shutdown();
+    }
   });
 });
 
