@@ -1171,6 +1171,11 @@ def trl_group_size(kw: Mapping[str, Any], given: Optional[int] = None) -> Tuple[
     return _as_group_size(given) or _as_group_size(getattr(trainer, "num_generations", None)), "train"
 
 
+def _world_size() -> int:
+    n = _as_step(os.environ.get("WORLD_SIZE"))
+    return n if n else 1
+
+
 class _SharedBatch:
     """Scores a TRL batch once for all reward functions built together (they are called with the same batch)."""
 
@@ -1220,11 +1225,12 @@ class _SharedBatch:
         """Ids, groups and sizes. With the group size known, group ``trl:<prompt hash>@<step>`` (``trl-eval:`` in
         evaluation) with ``group_size``: under several processes each rank holds part of a prompt's completions
         (TRL's RepeatSampler spreads them), and the server's barrier joins them. Without it, today's behaviour: the
-        request's completions of a prompt are taken as its whole group (true on one process), said once."""
-        if size is None:
-            _note_once("trl-size", "TRL: the group size is unknown (no GRPOTrainer behind log_metric, no trl_reward_funcs(group_size=N)): "
-                       "a request's completions of one prompt are taken as the prompt's whole group, which holds on one process only "
-                       "(docs/groups-trainers.md)")
+        request's completions of a prompt are taken as its whole group (true on one process; said once when
+        ``WORLD_SIZE`` > 1)."""
+        if size is None and _world_size() > 1:  # on one process the request does hold whole groups: nothing to say
+            _note_once("trl-size", "TRL: the group size is unknown (no GRPOTrainer behind log_metric, no trl_reward_funcs(group_size=N)) "
+                       "on %d processes: a request's completions of one prompt, part of the prompt's group, are taken as its whole "
+                       "group (docs/groups-trainers.md)" % _world_size())
         at = "" if step is None else "@%d" % step
         for i, r in enumerate(rollouts):
             r["id"] = rollout_id()
