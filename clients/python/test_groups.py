@@ -238,11 +238,13 @@ class WholeGroupsTest(unittest.TestCase):
         self.assertTrue(all(near(g, w) for g, w in zip(got, want)), "got %s, offline %s" % (got, want))
 
     def test_offline_values_by_hand(self):
-        # group-length over the correct rollouts' lengths in chars (13, 51, 13): the longest correct gets the least
+        # group-length (Kimi k1.5): lambda = 0.5 - (len - min) / (max - min) over the group's lengths in chars
+        # (13, 52, 13, 10: min 10, max 52); correct: lambda, wrong: min(0, lambda)
         off = offline()
         b = [off["o%d" % i]["components"]["brevity"]["score"] for i in range(4)]
-        self.assertEqual(b[0], b[2])
-        self.assertLess(b[1], b[0])
+        self.assertEqual([len(t) for t in TEXTS], [13, 52, 13, 10])
+        for got, want in zip(b, [0.5 - 3 / 42, 0.5 - 42 / 42, 0.5 - 3 / 42, 0.0]):
+            self.assertAlmostEqual(got, want, places=12)
 
     def test_verl_compute_score_four_threads(self):
         # the acceptance check's call: naive manager, one sample per call, from four threads
