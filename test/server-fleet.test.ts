@@ -1,6 +1,6 @@
 /**
  * What a replica of a fleet adds to `/v1/score`, over the app (no sockets): idempotent requests by
- * `X-Rewardkit-Request-Id`, partial groups refused for group-level components, `/readyz`.
+ * `X-Rewardkit-Request-Id`, `/readyz` (held groups: test/server-groups.test.ts).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/server/app.js";
@@ -37,49 +37,6 @@ async function post(body: unknown, headers: Record<string, string> = {}) {
   });
   return { res, json: (await res.json()) as { results: Result[] } };
 }
-
-// lengths 2, 4, 6 tokens (completion_tokens), correct, correct, wrong → λ = 0.5, 0, −0.5 (docs/length-ifeval.md)
-const group = (size?: number) =>
-  [
-    ["a", "42", 2],
-    ["b", "42", 4],
-    ["c", "41", 6],
-  ].map(([id, completion, n]) => ({
-    id,
-    group: "g",
-    completion,
-    reference: "42",
-    completion_tokens: n,
-    ...(size !== undefined ? { group_size: size } : {}),
-  }));
-
-describe("a group-level component never scores part of a group", () => {
-  it("whole group (group_size matches, or absent): Kimi's λ over the group", async () => {
-    for (const size of [undefined, 3]) {
-      const { json } = await post({ rollouts: group(size) });
-      expect(json.results.map((r) => r.reward)).toEqual([1.5, 1, -0.5]);
-    }
-  });
-
-  it("partial group (3 of 4): every rollout of it gets an error naming the group, the counts and the component", async () => {
-    const { res, json } = await post({
-      rollouts: [...group(4), { id: "d", group: "h", completion: "42", reference: "42" }],
-    });
-    expect(res.status).toBe(200); // one bad group never sinks the batch
-    for (const r of json.results.slice(0, 3)) {
-      expect(r.reward).toBeNull();
-      expect(r.error!.field).toMatch(/^rollouts\[\d\]\.group_size$/);
-      expect(r.error!.message).toContain('partial group: 3 of 4 rollouts of group "g"');
-      expect(r.error!.message).toContain("len (group-length)");
-    }
-    expect(json.results[3]!.reward).toBe(1); // another group, whole: a group of one, equal lengths, λ = 0
-  });
-
-  it("group_size must be a positive integer", async () => {
-    const { json } = await post({ rollouts: [{ id: "x", group: "g", completion: "1", group_size: 0 }] });
-    expect(json.results[0]!.error).toEqual({ field: "rollouts[0].group_size", message: "expected a positive integer" });
-  });
-});
 
 describe("idempotent /v1/score", () => {
   it("a retry with the same X-Rewardkit-Request-Id gets the same answer, replayed, and scores nothing", async () => {

@@ -3,7 +3,7 @@
  *
  * A reason on an `ok` result explains a deliberate score (a wrong answer is `ok` with score 0 and
  * reason `wrong_answer`); a reason on an `unscorable` result says why no score could be given.
- * `docs/reasons.md` is generated from this table (see `test/docs.test.ts`), so the docs never drift.
+ * `docs/reasons.md` is generated from this table (see `src/core/reasons.test.ts`), so the docs never drift.
  */
 export const REASONS = {
   // unscorable: the verifier could not decide
@@ -38,6 +38,8 @@ export const REASONS = {
     "The rollout's group was dropped by a group-level filter (RLPR's std filter: the group's scores vary too little to carry signal).",
   missing_field:
     "A rollout field the verifier needs is absent or malformed (named in `details.field`), e.g. `completion_ids` for `repetition-penalty` with `over: tokens`.",
+  partial_group:
+    "The rollout's group (`group_size` on the rollout) was still incomplete when the server's `--group-wait-ms` ran out: this group-level component was not computed from part of the group (`details`: `group`, `step`, `arrived`, `group_size`, `waited_ms`; advantages are null).",
   no_language: "No letters to identify a language in (the text is empty, or only digits, symbols or code).",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
@@ -78,6 +80,7 @@ export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "out_of_range",
   "unsupported_instruction",
   "dependency_unscorable",
+  "partial_group",
   "group_filtered",
   "no_language",
   "missing_field",

@@ -9,6 +9,8 @@ import type { RoutedSpec } from "../spec/routes.js";
 import { Idempotency } from "./idempotency.js";
 import { StoreGuard } from "../store/guard.js";
 import { MemoryStore } from "../store/memory.js";
+import { createHeldGroups } from "./held-groups.js";
+import type { HeldGroups } from "./held-groups.js";
 
 /** What a routed server holds: the routed spec and, per route, a context whose `spec` and `scorer` are the route's. */
 export interface RoutedServing {
@@ -36,6 +38,11 @@ export interface ServerContext {
   records: Idempotency;
   /** Set once the "scheduled spec, request without a step" warning has been written (it is written once). */
   stepWarned?: boolean;
+  /**
+   * The group barrier: rollouts with `group_size` wait here for the rest of their group (shared by a routed server's
+   * route contexts; keys carry the route's spec hash). See src/server/held-groups.ts.
+   */
+  groups: HeldGroups;
   /** A routed spec's routes (src/server/routes.ts); `spec` is then the routed spec's envelope (name, hash). */
   routed?: RoutedServing;
 }
@@ -52,6 +59,8 @@ export interface ServerMetrics {
   emptyResponse: Counter;
   clientAborted: Counter;
   requestsWithoutStep: Counter;
+  /** Requests answered 503 because their groups would not fit in the barrier's bounds. */
+  groupsRefused: Counter;
 }
 
 /** Latency buckets, seconds: 1 ms … 60 s. */
@@ -64,6 +73,7 @@ function createMetrics(
   bodies: BodyBudget,
   records: Idempotency,
   store: StoreGuard | undefined,
+  groups: HeldGroups,
 ): ServerMetrics {
   const registry = new Registry();
   const m: ServerMetrics = {
@@ -111,7 +121,45 @@ function createMetrics(
         "Scoring requests to a spec with schedules that left some rollout without a training step (scored at step 0), by route.",
       ),
     ),
+    groupsRefused: registry.add(
+      new Counter(
+        "rewardkit_group_requests_refused_total",
+        "Requests answered 503 because the rollouts waiting for their groups were at the bound (--group-max-waiting).",
+      ),
+    ),
   };
+  registry.add(
+    new Gauge(
+      "rewardkit_groups_waiting",
+      "Groups (rollouts with group_size) waiting for the rest of their members.",
+      () => groups.groupsWaiting,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_group_members_waiting",
+      "Rollouts waiting for the rest of their group.",
+      () => groups.membersWaiting,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_group_bytes_waiting",
+      "Approximate bytes of the rollouts waiting for the rest of their group.",
+      () => groups.bytesWaiting,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      "rewardkit_groups_ended_total",
+      "Groups (rollouts with group_size) that ended, by outcome: complete, or partial (still short after --group-wait-ms).",
+      () => [
+        { labels: { outcome: "complete" }, value: groups.completed },
+        { labels: { outcome: "partial" }, value: groups.partial },
+      ],
+      "counter",
+    ),
+  );
   registry.add(
     new Gauge(
       "rewardkit_requests_in_flight",
@@ -238,13 +286,15 @@ export function createContext(
     new Idempotency(store ?? new StoreGuard(new MemoryStore()), spec.hash, { ttlMs: options.requestTtlMs });
   const admission = new Admission(options.maxQueue);
   const bodies = new BodyBudget(options.maxRequests, options.maxInflightBytes);
+  const groups = createHeldGroups(options);
   return {
     spec,
     scorer,
     options,
     admission,
     bodies,
-    metrics: createMetrics(spec, scorer, admission, bodies, records, store),
+    metrics: createMetrics(spec, scorer, admission, bodies, records, store, groups),
+    groups,
     draining: false,
     ready: true,
     records,

@@ -145,6 +145,9 @@ export async function startServer(
     ctx.ready = false; // balancers see /readyz fail and stop sending; work still arrives and is served meanwhile
     if (options.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
     ctx.draining = true;
+    // new work is refused from now on, so waiting groups cannot complete here: their requests get 503 and the
+    // clients send them on to another replica, where the group meets again
+    ctx.groups.evict("this replica is shutting down; send the group to another replica");
     server.close(); // no new connections; the callback fires once every connection is gone
     server.closeIdleConnections();
     const finished = await Promise.race([

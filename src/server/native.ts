@@ -18,11 +18,14 @@ import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
 import { parseRollouts } from "./parse.js";
 import type { Parsed, RolloutError } from "./parse.js";
-import { scoreRollouts } from "./score.js";
+import { GroupsEvicted, GroupsFull, scoreRollouts } from "./score.js";
+import type { ScoredBatch } from "./score.js";
+import { LEASE } from "./limits.js";
+import type { BodyLease } from "./limits.js";
 import { noteMissingStep, requestStep } from "./step.js";
 import { routedScoreResponse, routedSpecBody } from "./routes.js";
 import { REQUEST_ID_HEADER, requestId } from "./idempotency.js";
-import { groupProblems } from "./partial-groups.js";
+import { groupProblems } from "./group-size-checks.js";
 import { STEP_HEADER } from "./step.js";
 
 /** Checks the envelope `{"rollouts": [...]}`: an object, an array within the size limit. */
@@ -73,6 +76,30 @@ export function admit(ctx: ServerContext, c: Context, n?: number): Response | un
   );
 }
 
+/**
+ * Scores through `run` (given the hook that returns the request's body budget while its rollouts wait for their
+ * groups) and answers the barrier's refusals: 503 with `Retry-After` when the waiting groups are at their bound,
+ * 503 when the replica began shutting down while the groups waited (the client sends them elsewhere).
+ */
+export async function scoringResponse(
+  ctx: ServerContext,
+  c: Context,
+  run: (onHold: () => void) => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await run(() => (c.get(LEASE as never) as BodyLease | undefined)?.release());
+  } catch (e) {
+    if (e instanceof GroupsFull) {
+      ctx.metrics.groupsRefused.inc();
+      return errorResponse(c, 503, "overloaded", `${e.message}; retry after ${e.retryAfterS} s`, {
+        "Retry-After": String(e.retryAfterS),
+      });
+    }
+    if (e instanceof GroupsEvicted) return errorResponse(c, 503, "shutting_down", e.message, { "Retry-After": "0" });
+    throw e;
+  }
+}
+
 function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {
   const out: Record<string, ComponentResult> = {};
   for (const [k, r] of Object.entries(components))
@@ -104,7 +131,7 @@ export function scoreHandler(ctx: ServerContext) {
     if ("error" in step) return errorResponse(c, 400, "bad_request", step.error);
     if (details !== undefined && typeof details !== "boolean")
       return errorResponse(c, 400, "bad_request", "details: expected true or false");
-    const parsed = groupProblems(ctx, parseRollouts(env.rollouts, "score", step.step));
+    const parsed = groupProblems(parseRollouts(env.rollouts, "score", step.step), env.rollouts);
     const answer = (): Promise<Response> => scoreParsed(ctx, c, parsed, details, t0);
     if (rid.id === undefined) return answer();
     let fresh: Response | undefined; // scored here: answered as it is (with its headers, e.g. a 429's Retry-After)
@@ -134,25 +161,51 @@ async function scoreParsed(
   const refused = admit(ctx, c, valid.length);
   if (refused) return refused;
   noteMissingStep(ctx, "/v1/score", valid.filter((p) => p.rollout.step === undefined).length, valid.length);
-  if (ctx.routed) return routedScoreResponse(ctx, c, parsed, details, t0);
-  const batch = await scoreRollouts(
-    ctx,
-    valid.map((p) => p.rollout),
-    () => ctx.admission.release(valid.length),
-  );
-  ctx.metrics.rolloutErrors.inc({}, parsed.length - valid.length);
+  return scoringResponse(ctx, c, async (onHold) => {
+    if (ctx.routed) return routedScoreResponse(ctx, c, parsed, details, t0, onHold);
+    const batch = await scoreRollouts(
+      ctx,
+      valid.map((p) => p.rollout),
+      () => ctx.admission.release(valid.length),
+      onHold,
+    );
+    return nativeAnswer(ctx, c, parsed, batch, details, t0);
+  });
+}
+
+/** The `/v1/score` answer of a single-spec server: one entry per parsed rollout, in request order. */
+function nativeAnswer(
+  ctx: ServerContext,
+  c: Context,
+  parsed: Parsed[],
+  batch: ScoredBatch,
+  details: boolean | undefined,
+  t0: number,
+): Response {
   let k = 0;
+  let errors = 0;
   const results = parsed.map((p) => {
-    if ("error" in p) return { id: p.id, reward: null, components: null, advantage: null, error: p.error };
-    const s = batch.scores[k]!;
+    if ("error" in p) {
+      errors++;
+      return { id: p.id, reward: null, components: null, advantage: null, error: p.error };
+    }
+    const j = k++;
+    const problem = batch.problems[j];
+    if (problem !== undefined) {
+      errors++;
+      const error: RolloutError = { field: `rollouts[${p.index}].id`, message: problem };
+      return { id: p.id, reward: null, components: null, advantage: null, error };
+    }
+    const s = batch.scores[j]!;
     const components = componentsRecord(ctx.spec, s.results);
     return {
       id: p.id,
       reward: s.reward,
       components: details === false ? stripDetails(components) : components,
-      advantage: nullable(batch.advantages[k++]!),
+      advantage: nullable(batch.advantages[j]!),
     };
   });
+  ctx.metrics.rolloutErrors.inc({}, errors);
   return c.json({
     results,
     spec: { name: ctx.spec.name, hash: ctx.spec.hash },

@@ -10,7 +10,7 @@ import type { Rollout } from "../core/types.js";
 import { promptGroup } from "../io/rollout.js";
 import type { ServerContext } from "./context.js";
 import { errorResponse, isObject, readJson } from "./http.js";
-import { admit } from "./native.js";
+import { admit, scoringResponse } from "./native.js";
 import { scoreRollouts } from "./score.js";
 import { noteMissingStep, requestStep } from "./step.js";
 import { openrlhfScore } from "./openrlhf-score.js";
@@ -299,15 +299,22 @@ export function getRewardHandler(ctx: ServerContext) {
     if (refused) return refused;
     if (empty.length > 0) warn(empty.length, rollouts.length, empty[0]!);
     if (step.step === undefined) noteMissingStep(ctx, "/get_reward", rollouts.length, rollouts.length);
-    if (ctx.routed) return routedGetReward(ctx, c, rollouts);
-    const batch = await scoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length));
-    const rewards = batch.scores.map((s) => s.reward ?? 0);
-    const extra: Record<string, number[]> = {};
-    ctx.spec.components.forEach((comp, k) => {
-      extra[comp.name] = batch.scores.map((s) => s.results[k]!.score ?? 0);
-      extra[`${comp.name}_unscorable`] = batch.scores.map((s) => (s.results[k]!.score === null ? 1 : 0));
+    return scoringResponse(ctx, c, async (onHold) => {
+      if (ctx.routed) return routedGetReward(ctx, c, rollouts, onHold);
+      const batch = await scoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length), onHold);
+      const refused = batch.problems.findIndex((p) => p !== undefined);
+      if (refused >= 0)
+        process.stderr.write(
+          `rewardkit serve: /get_reward: query ${refused} was refused by the group barrier (${batch.problems[refused]}); sent reward 0.0\n`,
+        );
+      const rewards = batch.scores.map((s) => s.reward ?? 0);
+      const extra: Record<string, number[]> = {};
+      ctx.spec.components.forEach((comp, k) => {
+        extra[comp.name] = batch.scores.map((s) => s.results[k]!.score ?? 0);
+        extra[`${comp.name}_unscorable`] = batch.scores.map((s) => (s.results[k]!.score === null ? 1 : 0));
+      });
+      const scoreOf = openrlhfScore(ctx.spec);
+      return c.json({ rewards, scores: batch.scores.map((s) => scoreOf(s.results, s.reward)), extra_logs: extra });
     });
-    const scoreOf = openrlhfScore(ctx.spec);
-    return c.json({ rewards, scores: batch.scores.map((s) => scoreOf(s.results, s.reward)), extra_logs: extra });
   };
 }

@@ -57,6 +57,19 @@ export interface ServerOptions {
    * time for a load balancer or Kubernetes to stop sending new work (set it above their probe interval).
    */
   shutdownDelayMs: number;
+  /**
+   * How long a group whose rollouts carry `group_size` waits for the rest of its members after the first arrived, ms
+   * (default 120 000); then the members that arrived are answered with their staged components `partial_group`
+   * and no advantages. Set it above the spread of generation times within a group. See docs/groups.md.
+   */
+  groupWaitMs: number;
+  /** Most rollouts waiting for their groups at once (default 65 536); a request opening a new group past it → 503. */
+  groupMaxWaiting: number;
+  /**
+   * Most bytes of rollouts waiting for their groups (approximate: 2 bytes per character of each rollout's JSON;
+   * default 512 MiB); a request opening a new group past it → 503 with `Retry-After`.
+   */
+  groupMaxWaitingBytes: number;
 }
 
 export const DEFAULTS: ServerOptions = {
@@ -77,6 +90,9 @@ export const DEFAULTS: ServerOptions = {
   storeTtlMs: 24 * 3600 * 1000,
   requestTtlMs: 600_000,
   shutdownDelayMs: 0,
+  groupWaitMs: 120_000,
+  groupMaxWaiting: 65_536,
+  groupMaxWaitingBytes: 512 * 1024 * 1024,
 };
 
 /** Fills defaults and checks that the limits are consistent. @throws Error naming the bad setting. */
@@ -96,6 +112,9 @@ export function resolveOptions(o: Partial<ServerOptions>): ServerOptions {
     "drainTimeoutMs",
     "storeTtlMs",
     "requestTtlMs",
+    "groupWaitMs",
+    "groupMaxWaiting",
+    "groupMaxWaitingBytes",
   ] as const) {
     if (!Number.isFinite(r[k]) || r[k] <= 0) throw new Error(`${k}: expected a positive number, got ${r[k]}`);
   }

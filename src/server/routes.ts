@@ -14,7 +14,8 @@ import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { ServerContext } from "./context.js";
 import { openrlhfScore } from "./openrlhf-score.js";
-import { scoreRollouts } from "./score.js";
+import { GroupsFull, scoreRollouts } from "./score.js";
+import { heldKey } from "./held-groups.js";
 import type { Parsed } from "./parse.js";
 import type { ComponentResult } from "../core/types.js";
 
@@ -63,6 +64,8 @@ export function routeContexts(ctx: ServerContext, scorer: RoutedScorer): Map<str
 interface RoutedScored {
   keys: (string | null)[];
   problems: (RouteProblem | undefined)[];
+  /** Per rollout, why the group barrier refused it (see {@link ScoredBatch.problems}). */
+  problemsHeld: (string | undefined)[];
   scores: (RolloutScore | null)[];
   specs: (CompiledSpec | null)[];
   advantages: Float64Array;
@@ -77,11 +80,18 @@ export async function routedScoreRollouts(
   ctx: ServerContext,
   rollouts: readonly Rollout[],
   settled: () => void = () => {},
+  onHold: () => void = () => {},
 ): Promise<RoutedScored> {
   const r = ctx.routed!;
   const { keys, problems, parts } = partition(r.spec, rollouts);
   const n = rollouts.length;
+  const full = ctx.groups.room(heldJoins(ctx, rollouts, keys));
+  if (full) {
+    settled();
+    throw new GroupsFull(full.message, full.retryAfterS);
+  }
   const scores = new Array<RolloutScore | null>(n).fill(null);
+  const problemsHeld = new Array<string | undefined>(n);
   const specs = new Array<CompiledSpec | null>(n).fill(null);
   const advantages = new Float64Array(n).fill(NaN);
   let left = parts.size;
@@ -96,9 +106,11 @@ export async function routedScoreRollouts(
         sub,
         idx.map((i) => rollouts[i]!),
         one,
+        onHold,
       );
       idx.forEach((i, j) => {
         scores[i] = b.scores[j]!;
+        problemsHeld[i] = b.problems[j];
         specs[i] = sub.spec;
         advantages[i] = b.advantages[j]!;
       });
@@ -111,7 +123,22 @@ export async function routedScoreRollouts(
   );
   if (split.size > 0) rollouts.forEach((x, i) => split.has(x.group) && (advantages[i] = NaN));
   const w = splitWarning(split);
-  return { keys, problems, scores, specs, advantages, warnings: [...warnings, ...(w ? [w] : [])] };
+  return { keys, problems, problemsHeld, scores, specs, advantages, warnings: [...warnings, ...(w ? [w] : [])] };
+}
+
+/** The barrier joins a routed request would make (each held rollout under its route's spec), for the room check. */
+function heldJoins(
+  ctx: ServerContext,
+  rollouts: readonly Rollout[],
+  keys: readonly (string | null)[],
+): Array<{ key: string; bytes: number }> {
+  const out: Array<{ key: string; bytes: number }> = [];
+  rollouts.forEach((r, i) => {
+    const route = keys[i];
+    if (r.group_size === undefined || route === null || route === undefined) return;
+    out.push({ key: heldKey(ctx.routed!.routes.get(route)!.spec.hash, r), bytes: 2 * JSON.stringify(r).length });
+  });
+  return out;
 }
 
 function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {
@@ -135,12 +162,14 @@ export async function routedScoreResponse(
   parsed: readonly Parsed[],
   details: boolean | undefined,
   t0: number,
+  onHold: () => void = () => {},
 ): Promise<Response> {
   const valid = parsed.filter((p): p is Extract<Parsed, { rollout: Rollout }> => "rollout" in p);
   const b = await routedScoreRollouts(
     ctx,
     valid.map((p) => p.rollout),
     () => ctx.admission.release(valid.length),
+    onHold,
   );
   let k = 0;
   let unrouted = 0;
@@ -157,6 +186,18 @@ export async function routedScoreResponse(
         advantage: null,
         route: null,
         error: { field: `rollouts[${p.index}].${b.problems[j]!.field}`, message: b.problems[j]!.message },
+      };
+    }
+    const held = b.problemsHeld[j];
+    if (held !== undefined) {
+      unrouted++;
+      return {
+        id: p.id,
+        reward: null,
+        components: null,
+        advantage: null,
+        route: b.keys[j],
+        error: { field: `rollouts[${p.index}].id`, message: held },
       };
     }
     const components = componentsRecord(b.specs[j]!, s.results);
@@ -184,8 +225,13 @@ export async function routedScoreResponse(
  * `<route>/<component>` (0.0 for the other routes' rollouts) and `route/<key>` (1.0 for that route's rollouts, so a
  * per-route mean is the column's sum over the indicator's).
  */
-export async function routedGetReward(ctx: ServerContext, c: Context, rollouts: readonly Rollout[]): Promise<Response> {
-  const b = await routedScoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length));
+export async function routedGetReward(
+  ctx: ServerContext,
+  c: Context,
+  rollouts: readonly Rollout[],
+  onHold: () => void = () => {},
+): Promise<Response> {
+  const b = await routedScoreRollouts(ctx, rollouts, () => ctx.admission.release(rollouts.length), onHold);
   const n = rollouts.length;
   const extra: Record<string, number[]> = { no_route: b.keys.map((k) => (k === null ? 1 : 0)) };
   const scoreOf = new Map<string, ReturnType<typeof openrlhfScore>>();

@@ -33,6 +33,9 @@ const serverConfig = z.strictObject({
   storeWaitMs: z.number().int().min(0).optional(),
   storeTtlS: z.number().int().positive().optional(),
   requestTtlS: z.number().int().positive().optional(),
+  groupWaitMs: z.number().int().positive().optional(),
+  groupMaxWaiting: z.number().int().positive().optional(),
+  groupMaxWaitingMb: z.number().int().positive().optional(),
 });
 
 /** The settings a server config file may hold. */

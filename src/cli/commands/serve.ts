@@ -42,6 +42,9 @@ interface ServeFlags {
   storeTtlS: number;
   requestTtlS: number;
   shutdownDelayMs: number;
+  groupWaitMs: number;
+  groupMaxWaiting: number;
+  groupMaxWaitingMb: number;
 }
 
 /** Non-negative integer option (0 allowed). */
@@ -142,6 +145,24 @@ export function registerServe(program: Command): void {
       msOption,
       d.shutdownDelayMs,
     )
+    .option(
+      "--group-wait-ms <n>",
+      "how long a group whose rollouts carry group_size waits for its other members; then partial_group",
+      intOption,
+      d.groupWaitMs,
+    )
+    .option(
+      "--group-max-waiting <n>",
+      "most rollouts waiting for their groups (beyond: 503 for requests opening new groups)",
+      intOption,
+      d.groupMaxWaiting,
+    )
+    .option(
+      "--group-max-waiting-mb <n>",
+      "most MiB of rollouts waiting for their groups (beyond: 503 for requests opening new groups)",
+      intOption,
+      d.groupMaxWaitingBytes / 1024 / 1024,
+    )
     .action(async (flags: ServeFlags, cmd: Command) => {
       // a --config file fills every setting not given as a flag
       const o: ServeFlags = { ...flags };
@@ -184,6 +205,9 @@ export function registerServe(program: Command): void {
           storeTtlMs: o.storeTtlS * 1000,
           requestTtlMs: o.requestTtlS * 1000,
           shutdownDelayMs: o.shutdownDelayMs,
+          groupWaitMs: o.groupWaitMs,
+          groupMaxWaiting: o.groupMaxWaiting,
+          groupMaxWaitingBytes: o.groupMaxWaitingMb * 1024 * 1024,
         });
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
