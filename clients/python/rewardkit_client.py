@@ -70,6 +70,11 @@ __all__ = [
     "trl_reward_weights",
     "verifiers_reward",
     "verifiers_component",
+    "verifiers_group_reward",
+    "verifiers_group_component",
+    "verl_group",
+    "trl_group_size",
+    "rollout_id",
     "STEP_HEADER",
     "REQUEST_ID_HEADER",
     "GROUP_HEADER",
@@ -264,7 +269,7 @@ class _Replica:
 class _Chunk:
     """Rollouts sent in one request: whole groups (or one part of a group over ``max_rollouts``)."""
 
-    __slots__ = ("indices", "group", "order", "request_id", "group_size")
+    __slots__ = ("indices", "group", "order", "request_id", "group_size", "waits")
 
     def __init__(self, group: str, order: List[_Replica]):
         self.indices: List[int] = []
@@ -272,6 +277,10 @@ class _Chunk:
         self.order = order
         self.request_id = uuid.uuid4().hex
         self.group_size: Optional[int] = None  # set on the parts of a split group: sent as each rollout's group_size
+        # its rollouts carry their own group_size: the server may hold the request at its group barrier until the
+        # group's other members arrive, from other calls of this same client among others, so it takes no
+        # max_in_flight slot (n threads of one verl worker each waiting with one member would otherwise starve the rest)
+        self.waits = False
 
 
 class Client:
@@ -548,8 +557,10 @@ class Client:
             rep.in_flight -= 1
             self._cond.notify_all()
 
-    def _request_failover(self, method: str, path: str, data: Optional[bytes], hdrs: Mapping[str, str], order: Sequence[_Replica], abort: Optional[threading.Event]) -> Any:
-        """Several URLs: sends to the first healthy replica of ``order``, failing over along it (see :class:`Client`)."""
+    def _request_failover(self, method: str, path: str, data: Optional[bytes], hdrs: Mapping[str, str], order: Sequence[_Replica], abort: Optional[threading.Event], slots: bool = True) -> Any:
+        """Several URLs: sends to the first healthy replica of ``order``, failing over along it (see :class:`Client`).
+        ``slots=False``: the request takes none of the replica's ``max_in_flight`` slots (a request that may wait at
+        the server's group barrier)."""
         unreachable_since: Optional[float] = None  # since when no replica accepted a connection
         sends = 0  # re-sends after a failure that reached a server
         busy = 0  # retries after 429
@@ -575,7 +586,7 @@ class Client:
                 if self._pick(order) is None:
                     time.sleep(min(0.05, max(0.0, self.unreachable_s - waited)) + random.uniform(0, 0.05))
                 continue
-            if not self._acquire(rep, abort):
+            if slots and not self._acquire(rep, abort):
                 continue
             try:
                 self._count()
@@ -590,7 +601,8 @@ class Client:
                 why = "no answer within read_timeout=%.0f s" % self.read_timeout if isinstance(e, _ReadTimeout) else "connection lost: %s" % (e.cause or type(e.cause).__name__)
                 status, res_headers, text = 0, {}, why.encode("utf-8")
             finally:
-                self._release(rep)
+                if slots:
+                    self._release(rep)
             unreachable_since = None
             if 200 <= status < 300:
                 return json.loads(text.decode("utf-8"))
@@ -670,7 +682,10 @@ class Client:
                 per.setdefault(k, []).append(cur)
             cur.indices.extend(idx)
         lists = list(per.values())
-        return [c for row in itertools.zip_longest(*lists) for c in row if c is not None]
+        chunks = [c for row in itertools.zip_longest(*lists) for c in row if c is not None]
+        for c in chunks:
+            c.waits = c.group_size is not None or any(isinstance(rollouts[i], Mapping) and rollouts[i].get("group_size") is not None for i in c.indices)
+        return chunks
 
     def _warn_split(self, group: str, n: int, cap: int) -> None:
         with self._cond:
@@ -696,9 +711,11 @@ class Client:
         hdrs = self._headers(data, extra)
         answer: Dict[str, Any]
         if len(self._replicas) > 1:
-            answer = self._request_failover("POST", "/v1/score", data, hdrs, chunk.order, abort)
+            answer = self._request_failover("POST", "/v1/score", data, hdrs, chunk.order, abort, slots=not chunk.waits)
             return answer
         rep = self._replicas[0]
+        if chunk.waits:  # see _Chunk.waits: no slot, or the group's other members could never be sent
+            return self._request_one("POST", "/v1/score", data, hdrs)
         if not self._acquire(rep, abort):
             raise _Aborted()
         try:
@@ -753,6 +770,8 @@ class Client:
                     raise
 
         n = min(len(chunks), self.max_in_flight * len(self._replicas))
+        if any(c.waits for c in chunks):  # every chunk in flight at once: one held at a barrier must not keep back another
+            n = len(chunks)
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix="rewardkit-score")
         try:
             futs = [pool.submit(worker) for _ in range(n)]
@@ -847,6 +866,62 @@ def _component_score(result: Mapping[str, Any], name: str) -> Optional[float]:
     return None if s is None else float(s)
 
 
+# -- groups (docs/groups-trainers.md) -------------------------------------------------------------------------
+# The server's group barrier holds a rollout that says ``group_size`` until that many DISTINCT ids of its (group, step)
+# have arrived, from any request or process. So each trainer shim names the real group, says its size, and gives
+# every rollout an id that no other call, thread, process or host uses, and that stays the same on the client's own
+# retries (the request body is built once and re-sent as it is).
+_id_lock = threading.Lock()
+_id_state: Dict[str, Any] = {"pid": -1, "prefix": "", "next": 0}
+
+
+def rollout_id() -> str:
+    """A rollout id unique across calls, threads, processes and hosts: ``<host>-<pid>-<nonce>-<n>`` (the trainer's
+    ``RANK`` first when set, for readability), where ``nonce`` is 6 random hex digits drawn once per process (again
+    after a fork) and ``n`` counts the ids this process made. Example: ``"r1-gpu7-4242-a3f09c-17"``."""
+    with _id_lock:
+        pid = os.getpid()
+        if _id_state["pid"] != pid:  # first use, or a forked child: a fresh prefix, so no two processes share one
+            rank = os.environ.get("RANK")
+            host = socket.gethostname().split(".")[0] or "host"
+            _id_state.update(pid=pid, next=0, prefix="%s%s-%d-%s" % ("r%s-" % rank if rank else "", host, pid, uuid.uuid4().hex[:6]))
+        _id_state["next"] += 1
+        return "%s-%d" % (_id_state["prefix"], _id_state["next"])
+
+
+_noted: set = set()
+
+
+def _note_once(key: str, message: str) -> None:
+    """One line on stderr per ``key`` and process (a shim that cannot tell the group says so once, not per sample)."""
+    with _id_lock:
+        if key in _noted:
+            return
+        _noted.add(key)
+    sys.stderr.write("rewardkit: " + message + "\n")
+
+
+def _as_group_size(v: Any) -> Optional[int]:
+    """A positive integer group size from an int, a numpy integer or a digit string; None otherwise."""
+    n = _as_step(v)
+    return n if n is not None and n >= 1 else None
+
+
+def _digest(v: Any) -> str:
+    """First 16 hex digits of SHA-256 of ``v``'s text (chat messages: their JSON as JavaScript writes it), the
+    server's ``promptGroup`` (src/io/rollout.ts)."""
+    text = v if isinstance(v, str) else json.dumps(v, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _keypart(v: Any) -> str:
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        v = v.item()
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
 # -- verl ----------------------------------------------------------------------------------------------------
 def _verl_row(result: Mapping[str, Any], names: Sequence[str]) -> Dict[str, float]:
     reward = result.get("reward")
@@ -888,15 +963,59 @@ def _token_count(text: str, kw: Mapping[str, Any]) -> Optional[int]:
 
 
 def _verl_group(i: int, solution_str: Any) -> str:
-    """verl scores each sample alone (its advantages are computed in verl): a group of one, unique in its request
-    (``i``) and named after the response, so single-sample calls spread over the replicas (and the same response
-    goes to the same replica, where its verdict is cached)."""
+    """A group of one (the sample's group is unknown, or its size is): unique in its request (``i``) and named after
+    the response, so single-sample calls spread over the replicas (and the same response goes to the same replica,
+    where its verdict is cached)."""
     text = solution_str if isinstance(solution_str, str) else json.dumps(solution_str, default=_jsonable)
     return "verl-%d-%s" % (i, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12])
 
 
-def _verl_rollout(i: int, data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any, kw: Mapping[str, Any]) -> Dict[str, Any]:
-    r: Dict[str, Any] = {"id": str(i), "group": _verl_group(i, solution_str), "completion": solution_str, "reference": ground_truth}
+def verl_group(data_source: Any, extra_info: Any, step: Optional[int]) -> Tuple[Optional[str], Optional[str], str]:
+    """The group and prompt id of a verl sample, from what verl hands ``compute_score``: ``(group, prompt_id, how)``.
+
+    verl (verl-project/verl @1dda039b) groups a step's samples by ``non_tensor_batch["uid"]`` (a uuid4 per prompt per
+    step, ``ray_trainer.py``), but no reward manager passes it on: ``compute_score`` gets ``data_source``,
+    ``ground_truth`` and ``extra_info``, which is the dataset's ``extra_info`` column (verl's preprocessing scripts
+    write ``split`` and ``index``) merged, in the reward loop, with the rollout's ``extra_fields`` (``raw_prompt``,
+    ``global_steps``, ``min_global_steps``, ``max_global_steps``) plus ``num_turns`` and ``rollout_reward_scores``.
+    So, in order:
+
+    1. ``extra_info["uid"]`` (a pipeline that copies verl's uid in): group ``verl:uid:<uid>``;
+    2. ``extra_info["index"]``: group ``verl:<data_source>:<split>:<index>@<step>`` (``:<split>`` only when
+       present: train and test rows share indexes; ``@<step>`` only with a step: the same row in another epoch is
+       another group);
+    3. ``extra_info["raw_prompt"]`` (current verl's reward loop): group ``verl:<sha256(prompt)[:16]>@<step>``;
+    4. none: ``(None, None, <what was missing>)``.
+
+    ``prompt_id`` is the most stable of them: ``<data_source>:<split>:<index>``, else the prompt's hash, else the uid.
+    Example: ``verl_group("math", {"index": 7, "global_steps": 3}, 3)`` → ``("verl:math:7@3", "math:7", "index")``.
+    """
+    if not isinstance(extra_info, Mapping):
+        return None, None, "no extra_info"
+    at = "" if step is None else "@%d" % step
+    uid = extra_info.get("uid")
+    index = extra_info.get("index")
+    split = extra_info.get("split")
+    raw = extra_info.get("raw_prompt")
+    row = None
+    if index is not None and not isinstance(index, bool):
+        row = "%s:%s%s" % (_keypart(data_source), "%s:" % _keypart(split) if isinstance(split, str) and split else "", _keypart(index))
+    digest = _digest(raw) if isinstance(raw, (str, list)) or hasattr(raw, "tolist") else None
+    if uid is not None and str(uid) != "":
+        return "verl:uid:%s" % _keypart(uid), row or digest or _keypart(uid), "uid"
+    if row is not None:
+        return "verl:%s%s" % (row, at), row, "index"
+    if digest is not None:
+        return "verl:%s%s" % (digest, at), digest, "raw_prompt"
+    return None, None, "extra_info has no uid, no index and no raw_prompt"
+
+
+def _verl_rollout(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any, kw: Mapping[str, Any], whole: bool = False) -> Dict[str, Any]:
+    """One verl sample as a rollout with a unique id (:func:`rollout_id`). Its ``group`` is the real one
+    (:func:`verl_group`) with ``group_size`` = ``reward_kwargs.rewardkit_group_size`` when both are known, or, with
+    ``whole`` (the legacy batch manager hands over the whole batch), the real group without a size; otherwise the
+    key is left out and the caller names a group of one (:func:`_verl_group`), saying so once on stderr."""
+    r: Dict[str, Any] = {"id": rollout_id(), "completion": solution_str, "reference": ground_truth}
     meta: Dict[str, Any] = {"data_source": data_source}
     if isinstance(extra_info, Mapping):
         meta["extra_info"] = {k: v for k, v in extra_info.items() if k != "rollout_reward_scores"}
@@ -911,20 +1030,44 @@ def _verl_rollout(i: int, data_source: Any, solution_str: str, ground_truth: Any
     s = _verl_step(extra_info, kw)
     if s is not None:
         r["step"] = s
+    group, prompt_id, how = verl_group(data_source, extra_info, s)
+    if prompt_id is not None:
+        r["prompt_id"] = prompt_id
+    size = _as_group_size(kw.get("rewardkit_group_size"))
+    if group is not None and size is not None:
+        r["group"], r["group_size"] = group, size
+    elif group is not None and whole:
+        r["group"] = group
+    elif group is None:
+        _note_once("verl-group", "verl: cannot tell a sample's group (%s): each sample is scored as a group of one, so group-stage "
+                   "components and advantages see groups of one (docs/groups-trainers.md)" % how)
+    else:
+        _note_once("verl-size", "verl: reward_kwargs.rewardkit_group_size is not set (set it to actor_rollout_ref.rollout.n): each sample "
+                   "is scored as a group of one, so group-stage components and advantages see groups of one (docs/groups-trainers.md)")
     return r
+
+
+def _solo_groups(rollouts: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Names a group of one for each rollout without a group (see :func:`_verl_group`)."""
+    for i, r in enumerate(rollouts):
+        if "group" not in r:
+            r["group"] = _verl_group(i, r["completion"])
+    return rollouts
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any], extra_infos: Optional[Sequence[Any]] = None, **kw: Any) -> List[Dict[str, float]]:
     """verl batch reward function (older verl's ``batch`` manager): one request for the whole batch.
 
-    Returns one dict per sample: ``{"score": reward, <component>: score, <component>_unscorable: 0.0 | 1.0}``.
+    The batch holds whole groups, so each sample's real group (:func:`verl_group`) is sent, with
+    ``reward_kwargs.rewardkit_group_size`` when given. Returns one dict per sample:
+    ``{"score": reward, <component>: score, <component>_unscorable: 0.0 | 1.0}``.
     Example: ``compute_score_batch(["math"], ["\\\\boxed{42}"], ["42"])`` →
     ``[{"score": 1.0, "accuracy": 1.0, "accuracy_unscorable": 0.0, ...}]``.
     """
     client = _client_from(kw)
     names = client.components()
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
-    rollouts = [_verl_rollout(i, d, s, g, e, kw) for i, (d, s, g, e) in enumerate(zip(data_sources, solution_strs, ground_truths, infos))]
+    rollouts = _solo_groups([_verl_rollout(d, s, g, e, kw, whole=True) for d, s, g, e in zip(data_sources, solution_strs, ground_truths, infos)])
     return [_verl_row(r, names) for r in client.score(rollouts, step=_as_step(kw.get("step")))]
 
 
@@ -933,14 +1076,22 @@ def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_
 
     ``ground_truth`` may be any JSON (a string, ``{"target": [...]}`` ...). Same keys on every call, so verl's
     per-key ``reward_extra_info`` columns stay aligned and GDPO can read each component
-    (``algorithm.gdpo_reward_keys=[accuracy,format]``). The step comes from ``extra_info["global_steps"]``.
+    (``algorithm.gdpo_reward_keys=[accuracy,format]``). The step comes from ``extra_info["global_steps"]``. With
+    ``reward_kwargs.rewardkit_group_size`` (verl's ``actor_rollout_ref.rollout.n``) the sample joins its real group
+    (:func:`verl_group`) at the server's group barrier: the call returns once the whole group has arrived, from any
+    worker, thread or process, so group-stage components and advantages see the whole group.
     """
-    return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info], **kw)[0]
+    client = _client_from(kw)
+    names = client.components()
+    rollouts = _solo_groups([_verl_rollout(data_source, solution_str, ground_truth, extra_info, kw)])
+    return _verl_row(client.score(rollouts, step=_as_step(kw.get("step")))[0], names)
 
 
 class _Coalescer:
     """Gathers the concurrent single-sample calls of one event loop into batched requests: a batch leaves when
-    ``window_s`` has passed since its first sample or when it holds ``batch_size`` samples."""
+    ``window_s`` has passed since its first sample or when it holds ``batch_size`` samples. Each sample keeps its
+    own id and group (several groups, and parts of groups, may share a request: the server's barrier completes them
+    with the members other requests bring)."""
 
     def __init__(self, client: Client, window_s: float):
         self.client = client
@@ -967,10 +1118,7 @@ class _Coalescer:
             asyncio.ensure_future(self._send(batch))
 
     async def _send(self, batch: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]]) -> None:
-        rollouts = []
-        for i, (r, _) in enumerate(batch):
-            r = dict(r, id=str(i), group=_verl_group(i, r["completion"]))
-            rollouts.append(r)
+        rollouts = _solo_groups([dict(r) for r, _ in batch])
         try:
             results = await asyncio.to_thread(self.client.score, rollouts)
         except BaseException as e:  # every waiting call gets the error
@@ -999,7 +1147,7 @@ async def compute_score_async(data_source: Any, solution_str: str, ground_truth:
     if co is None or co.client is not client:
         window = float(kw.get("rewardkit_window_ms", 5.0)) / 1000.0
         co = per_loop[id(client)] = _Coalescer(client, window)
-    rollout = _verl_rollout(0, data_source, solution_str, ground_truth, extra_info, kw)
+    rollout = _verl_rollout(data_source, solution_str, ground_truth, extra_info, kw)
     return _verl_row(await co.add(rollout), names)
 
 
@@ -1007,12 +1155,34 @@ async def compute_score_async(data_source: Any, solution_str: str, ground_truth:
 _REFERENCE_COLUMNS = ("solution", "answer", "ground_truth", "reference")
 
 
+def trl_group_size(kw: Mapping[str, Any], given: Optional[int] = None) -> Tuple[Optional[int], str]:
+    """The size of a TRL prompt's group and the mode, from what ``GRPOTrainer._calculate_rewards`` passes
+    (huggingface/trl @f2cd5771): it does not pass ``num_generations``, but ``log_metric`` and ``log_extra`` are the
+    trainer's bound methods, so their ``__self__`` is the trainer: ``num_generations`` while ``trainer.model.training``,
+    ``num_generations_eval`` (TRL's fallback: ``num_generations``) in evaluation. ``given`` (``trl_reward_funcs``'s
+    ``group_size``) wins in training; in evaluation the trainer's value wins when there is a trainer.
+    Returns ``(size or None, "train" | "eval")``."""
+    trainer = getattr(kw.get("log_metric"), "__self__", None) or getattr(kw.get("log_extra"), "__self__", None)
+    model = getattr(trainer, "model", None)
+    training = bool(getattr(model, "training", True)) if model is not None else True
+    if not training:
+        n = _as_group_size(getattr(trainer, "num_generations_eval", None)) or _as_group_size(getattr(trainer, "num_generations", None))
+        return n or _as_group_size(given), "eval"
+    return _as_group_size(given) or _as_group_size(getattr(trainer, "num_generations", None)), "train"
+
+
+def _world_size() -> int:
+    n = _as_step(os.environ.get("WORLD_SIZE"))
+    return n if n else 1
+
+
 class _SharedBatch:
     """Scores a TRL batch once for all reward functions built together (they are called with the same batch)."""
 
-    def __init__(self, client: Client, reference_column: Optional[str]):
+    def __init__(self, client: Client, reference_column: Optional[str], group_size: Optional[int] = None):
         self.client = client
         self.reference_column = reference_column
+        self.group_size = group_size
         self.lock = threading.Lock()
         self.recent: "Dict[str, concurrent.futures.Future[List[Dict[str, Any]]]]" = {}
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="rewardkit")
@@ -1030,27 +1200,52 @@ class _SharedBatch:
         ids = kw.get("completion_ids")
         rollouts = []
         for i, comp in enumerate(completions):
-            r: Dict[str, Any] = {"id": str(i), "completion": comp, "reference": refs[i]}
+            r: Dict[str, Any] = {"completion": comp, "reference": refs[i]}
             p = prompts[i] if prompts is not None and i < len(prompts) else None
             if p is not None:
                 r["prompt"] = p
-            else:
-                r["group"] = str(i)
             if ids is not None and i < len(ids) and ids[i] is not None:
                 r["completion_tokens"] = len(ids[i])  # TRL's token ids: the overlong penalty counts real tokens
             rollouts.append(r)
-        key = hashlib.sha256(json.dumps([rollouts, step], default=_jsonable, sort_keys=True).encode("utf-8")).hexdigest()
+        size, mode = trl_group_size(kw, self.group_size)
+        # the batch's identity, before ids are given: every reward function of one batch shares one request
+        key = hashlib.sha256(json.dumps([rollouts, step, mode], default=_jsonable, sort_keys=True).encode("utf-8")).hexdigest()
         with self.lock:
             fut = self.recent.get(key)
             if fut is None:
+                self._identify(rollouts, step, size, mode)
                 fut = self.pool.submit(self.client.score, rollouts, step)
                 self.recent[key] = fut
                 while len(self.recent) > 4:
                     self.recent.pop(next(iter(self.recent)))
             return fut
 
+    @staticmethod
+    def _identify(rollouts: List[Dict[str, Any]], step: Optional[int], size: Optional[int], mode: str) -> None:
+        """Ids, groups and sizes. With the group size known, group ``trl:<prompt hash>@<step>`` (``trl-eval:`` in
+        evaluation) with ``group_size``: under several processes each rank holds part of a prompt's completions
+        (TRL's RepeatSampler spreads them), and the server's barrier joins them. Without it, today's behaviour: the
+        request's completions of a prompt are taken as its whole group (true on one process; said once when
+        ``WORLD_SIZE`` > 1)."""
+        if size is None and _world_size() > 1:  # on one process the request does hold whole groups: nothing to say
+            _note_once("trl-size", "TRL: the group size is unknown (no GRPOTrainer behind log_metric, no trl_reward_funcs(group_size=N)) "
+                       "on %d processes: a request's completions of one prompt, part of the prompt's group, are taken as its whole "
+                       "group (docs/groups-trainers.md)" % _world_size())
+        at = "" if step is None else "@%d" % step
+        for i, r in enumerate(rollouts):
+            r["id"] = rollout_id()
+            p = r.get("prompt")
+            if p is None:
+                r["group"] = "trl-%d-%s" % (i, r["id"])  # no prompt: a group of one
+                continue
+            h = _digest(p)
+            r["prompt_id"] = h
+            if size is not None:
+                r["group"] = "%s:%s%s" % ("trl" if mode == "train" else "trl-eval", h, at)
+                r["group_size"] = size
 
-def trl_reward_funcs(client: Optional[Client] = None, total: bool = True, components: Optional[Sequence[str]] = None, reference_column: Optional[str] = None, asynchronous: bool = True) -> List[Callable[..., Any]]:
+
+def trl_reward_funcs(client: Optional[Client] = None, total: bool = True, components: Optional[Sequence[str]] = None, reference_column: Optional[str] = None, asynchronous: bool = True, group_size: Optional[int] = None) -> List[Callable[..., Any]]:
     """TRL ``GRPOTrainer`` reward functions: ``rewardkit_total`` (when ``total``) then ``rewardkit_<component>``
     per component, called as TRL's ``_calculate_rewards`` calls them (``prompts``, ``completions``,
     ``completion_ids``, the dataset columns, ``trainer_state``, ``log_extra``, ``log_metric``; plain or
@@ -1063,10 +1258,15 @@ def trl_reward_funcs(client: Optional[Client] = None, total: bool = True, compon
     Pair with :func:`trl_reward_weights` (same arguments) for ``GRPOConfig(reward_weights=...)``: with ``total``
     the total trains and the components are logged at weight 0; with ``total=False`` each component trains at its
     spec weight (TRL's ``multi_objective_aggregation="normalize_then_sum"`` gives GDPO).
+
+    Groups: a prompt's completions are one group per training step (``trl:<prompt hash>@<global_step>``) of
+    ``group_size`` rollouts, TRL's ``num_generations``, read from the trainer behind ``log_metric`` (or
+    ``group_size=`` here); on several processes each rank sends its part and the server's group barrier joins them,
+    so group-stage components and advantages see the whole group (see :func:`trl_group_size`).
     """
     c = client or default_client()
     names = list(components) if components is not None else c.components()
-    shared = _SharedBatch(c, reference_column)
+    shared = _SharedBatch(c, reference_column, _as_group_size(group_size))
 
     def make(name: Optional[str]) -> Callable[..., Any]:
         def pick(results: List[Dict[str, Any]]) -> List[Optional[float]]:
@@ -1131,11 +1331,20 @@ def _trajectory_tokens(state: Any) -> Optional[int]:
     return total if found else None
 
 
-def _one(completion: Any, answer: Any, info: Any, state: Any, kw: Mapping[str, Any]) -> Dict[str, Any]:
-    # a group of one, named after the prompt (else the completion): calls spread over replicas by prompt
-    prompt = kw.get("prompt")
-    key = json.dumps(prompt if isinstance(prompt, (str, list)) else completion, default=_jsonable, sort_keys=True)
-    r: Dict[str, Any] = {"id": "0", "group": "vf-" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16], "completion": completion, "reference": answer}
+def _example_id(state: Any) -> Optional[str]:
+    """verifiers' example id of a rollout: ``state["example_id"]`` (one of the state's input fields, verifiers @a60a606e
+    ``legacy/types.py``); None when absent."""
+    if not isinstance(state, Mapping):
+        return None
+    try:
+        v = state.get("example_id")
+    except Exception:  # a State that forwards to its input may raise on a missing key
+        return None
+    return None if v is None or isinstance(v, bool) else _keypart(v)
+
+
+def _vf_rollout(completion: Any, answer: Any, info: Any, state: Any, prompt: Any) -> Dict[str, Any]:
+    r: Dict[str, Any] = {"id": rollout_id(), "completion": completion, "reference": answer}
     if isinstance(info, Mapping):
         r["metadata"] = {"info": dict(info)}
     n = _trajectory_tokens(state)
@@ -1143,7 +1352,37 @@ def _one(completion: Any, answer: Any, info: Any, state: Any, kw: Mapping[str, A
         r["completion_tokens"] = n
     if isinstance(prompt, (str, list)):
         r["prompt"] = prompt
+    ex = _example_id(state)
+    if ex is not None:
+        r["prompt_id"] = ex
+    elif isinstance(prompt, (str, list)):
+        r["prompt_id"] = _digest(prompt)
+    return r
+
+
+def _one(completion: Any, answer: Any, info: Any, state: Any, kw: Mapping[str, Any]) -> Dict[str, Any]:
+    # a group of one, named after the prompt (else the completion): calls spread over replicas by prompt
+    prompt = kw.get("prompt")
+    _note_once("vf-one", "verifiers: a per-rollout reward function sees one rollout, so each is scored as a group of one "
+               "(group-stage components and advantages see groups of one); use verifiers_group_reward for whole groups (docs/groups-trainers.md)")
+    r = _vf_rollout(completion, answer, info, state, prompt)
+    r["group"] = "vf-" + _digest(prompt if isinstance(prompt, (str, list)) else completion)
     return _client_from(kw).score([r], step=_as_step(kw.get("step")))[0]
+
+
+def _group(prompts: Any, completions: Any, answers: Any, states: Any, infos: Any, kw: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """One verifiers group (``Rubric.score_group``: the rollouts of one example) in one request, as one rewardkit
+    group ``vf:<example_id>`` (else ``vf:<prompt hash>``): whole, so no barrier and no group_size are needed."""
+    n = len(completions)
+    col = lambda xs, i: xs[i] if xs is not None and i < len(xs) else None  # noqa: E731
+    rollouts = []
+    for i in range(n):
+        state, prompt = col(states, i), col(prompts, i)
+        r = _vf_rollout(completions[i], col(answers, i), col(infos, i), state, prompt)
+        ex = _example_id(state)
+        r["group"] = "vf:" + (ex if ex is not None else _digest(prompt) if isinstance(prompt, (str, list)) else "%d-%s" % (i, r["id"]))
+        rollouts.append(r)
+    return _client_from(kw).score(rollouts, step=_as_step(kw.get("step")))
 
 
 async def verifiers_reward(completion: Any, answer: Any = None, info: Any = None, state: Any = None, **kw: Any) -> float:
@@ -1166,6 +1405,28 @@ def verifiers_component(name: str) -> Callable[..., Any]:
     async def fn(completion: Any, answer: Any = None, info: Any = None, state: Any = None, **kw: Any) -> float:
         s = _component_score(await asyncio.to_thread(_one, completion, answer, info, state, kw), name)
         return 0.0 if s is None else s
+
+    fn.__name__ = "rewardkit_" + name
+    return fn
+
+
+async def verifiers_group_reward(prompts: Any = None, completions: Any = None, answers: Any = None, states: Any = None, infos: Any = None, **kw: Any) -> List[float]:
+    """A verifiers group reward function (``vf.Rubric(funcs=[verifiers_group_reward])``): its plural parameters make
+    ``Rubric.score_group`` call it once per example with the example's whole group of rollouts (verifiers @a60a606e
+    ``legacy/rubrics/rubric.py``: ``_is_group_func``, ``group_score_objects``), which goes to the server as one
+    group ``vf:<example_id>`` in one request. So group-stage components and advantages see the whole group. Returns
+    the spec's total per rollout, in order (a null reward reads 0.0)."""
+    res = await asyncio.to_thread(_group, prompts, completions or [], answers, states, infos, kw)
+    return [0.0 if r.get("reward") is None else float(r["reward"]) for r in res]
+
+
+def verifiers_group_component(name: str) -> Callable[..., Any]:
+    """:func:`verifiers_component` for a whole group (see :func:`verifiers_group_reward`): one component's raw score
+    per rollout (0.0 when unscorable); add it with weight 0 to log it."""
+
+    async def fn(prompts: Any = None, completions: Any = None, answers: Any = None, states: Any = None, infos: Any = None, **kw: Any) -> List[float]:
+        res = await asyncio.to_thread(_group, prompts, completions or [], answers, states, infos, kw)
+        return [0.0 if s is None else s for s in (_component_score(r, name) for r in res)]
 
     fn.__name__ = "rewardkit_" + name
     return fn

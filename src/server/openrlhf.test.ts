@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { ok, unscorable } from "../core/types.js";
 import { parseSpec } from "../spec/load.js";
-import { END_TOKENS, decodeLabel, emptyResponseWarner, stripQuery } from "./openrlhf.js";
+import {
+  END_TOKENS,
+  decodeLabel,
+  emptyResponseWarner,
+  openrlhfRolloutId,
+  stripQuery,
+  urlGroupSize,
+} from "./openrlhf.js";
 import { openrlhfScore } from "./openrlhf-score.js";
 
 describe("stripQuery (OpenRLHF query → response)", () => {
@@ -170,5 +177,21 @@ describe("openrlhfScore (OpenRLHF's scores, in [0, 1])", () => {
   it("a spec where no component counts sends the reward clamped to [0, 1]", () => {
     const f = openrlhfScore(spec("components:\n  - {name: fmt, type: think-format, weight: 0}\n"));
     expect([f(r(1), 1.7), f(r(1), 0.25), f(r(1), -2), f(r(1), null)]).toEqual([1, 0.25, 0, 0]);
+  });
+});
+
+describe("group identity of /get_reward (issue 32)", () => {
+  it("urlGroupSize: the ?group_size= query parameter, a positive integer", () => {
+    expect(urlGroupSize(undefined)).toBeUndefined();
+    expect(urlGroupSize("")).toBeUndefined();
+    expect(urlGroupSize("8")).toBe(8);
+    for (const bad of ["0", "-1", "2.5", "8x", "1e3"]) expect(urlGroupSize(bad)).toMatch(/expected a positive integer/);
+  });
+  it("openrlhfRolloutId: identical queries of one prompt get distinct ids, by the per-request nonce", () => {
+    const q = "<|im_start|>user\nWhat is 6*7?<|im_end|>\n<|im_start|>assistant\n\\boxed{42}<|im_end|>";
+    const a = openrlhfRolloutId(q, "aaaaaaaaaaaa", 0);
+    expect(a).toMatch(/^[0-9a-f]{16}-aaaaaaaaaaaa-0$/);
+    expect(openrlhfRolloutId(q, "bbbbbbbbbbbb", 0)).not.toBe(a);
+    expect(openrlhfRolloutId(q, "aaaaaaaaaaaa", 0)).toBe(a);
   });
 });

@@ -4,6 +4,7 @@
  * `{"rewards": [float], "scores": [float], "extra_logs": {name: [float]}}` (`openrlhf/utils/agent.py`).
  * `query` is prompt + response decoded with `skip_special_tokens=False`, so the response is recovered here.
  */
+import { createHash, randomUUID } from "node:crypto";
 import type { Context } from "hono";
 import type { Rollout } from "../core/types.js";
 import { promptGroup } from "../io/rollout.js";
@@ -191,7 +192,35 @@ export function decodeLabel(label: unknown): unknown {
 }
 
 /**
- * `POST /get_reward`. Each `query[i]` becomes a rollout: id `i`, group from `prompts[i]`, completion the stripped
+ * The `group_size` query parameter of `/get_reward` (`--reward.remote_url http://host:port/get_reward?group_size=8`:
+ * OpenRLHF posts to the URL as given, OpenRLHF/OpenRLHF @3c3be623 `openrlhf/utils/agent.py`).
+ * @returns the size, undefined when absent, or the error message for a value that is not a positive integer.
+ */
+export function urlGroupSize(v: string | undefined): number | undefined | string {
+  if (v === undefined || v === "") return undefined;
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) && n >= 1
+    ? n
+    : `group_size query parameter: expected a positive integer (OpenRLHF's --rollout.n_samples_per_prompt), got ${JSON.stringify(v)}`;
+}
+
+/**
+ * A `/get_reward` rollout's id: `<first 16 hex of SHA-256 of the query>-<nonce>-<i>`, `nonce` drawn per request.
+ * OpenRLHF sends one query per request and no id, and two samples of a prompt often decode to the same query, so the
+ * query alone cannot tell them apart at the group barrier; the nonce does. A request OpenRLHF re-sends (its
+ * `_post_request` retries up to 5 times on a refused connection, an HTTP error or its 180 s timeout) gets a new
+ * nonce: refused and 429/503-refused attempts were never admitted, so the retry counts once; only an attempt that was
+ * admitted and then cut (a dropped connection, a client timeout longer than `--group-wait-ms` would allow) counts twice.
+ * @example openrlhfRolloutId("q…", "3f9a0c1b2d4e", 0) → "9b1c…(16 hex)-3f9a0c1b2d4e-0"
+ */
+export function openrlhfRolloutId(query: string, nonce: string, i: number): string {
+  return `${createHash("sha256").update(query).digest("hex").slice(0, 16)}-${nonce}-${i}`;
+}
+
+/**
+ * `POST /get_reward`. Each `query[i]` becomes a rollout: id by {@link openrlhfRolloutId}, group and `prompt_id`
+ * from `prompts[i]` (its hash), `group_size` from the URL's `?group_size=` ({@link urlGroupSize}: the server's group
+ * barrier then joins a prompt's single-query requests into its whole group), completion the stripped
  * response, `reference` = `labels[i]` decoded by {@link decodeLabel} (null → none), `step` = the body's `step` or the
  * `X-Rewardkit-Step` header. `rewards` is the spec's reward (a null reward, `onUnscorable: exclude`, is sent as
  * 0.0: OpenRLHF needs floats); `scores` a value in [0, 1] by {@link openrlhfScore};
@@ -241,6 +270,9 @@ export function getRewardHandler(ctx: ServerContext) {
     }
     const step = requestStep(c, b.step);
     if ("error" in step) return errorResponse(c, 400, "bad_request", step.error);
+    const size = urlGroupSize(c.req.query("group_size"));
+    if (typeof size === "string") return errorResponse(c, 400, "bad_request", size);
+    const nonce = randomUUID().replace(/-/g, "").slice(0, 12);
     const ps = (prompts ?? []) as Array<string | null>;
     const ls = (labels ?? []) as unknown[];
     const rollouts: Rollout[] = [];
@@ -254,8 +286,10 @@ export function getRewardHandler(ctx: ServerContext) {
         ctx.metrics.emptyResponse.inc({ located_by: method });
         empty.push({ index: i, method });
       }
-      const r: Rollout = { id: String(i), group: promptGroup(prompt ?? ""), completion: response };
+      const r: Rollout = { id: openrlhfRolloutId(q, nonce, i), group: promptGroup(prompt ?? ""), completion: response };
       if (prompt !== undefined) r.prompt = prompt;
+      r.prompt_id = r.group;
+      if (size !== undefined) r.group_size = size;
       const label = decodeLabel(ls[i]);
       if (label !== undefined && label !== null) r.reference = label;
       if (step.step !== undefined) r.step = step.step;
