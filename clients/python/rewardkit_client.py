@@ -1010,6 +1010,10 @@ def verl_group(data_source: Any, extra_info: Any, step: Optional[int]) -> Tuple[
     return None, None, "extra_info has no uid, no index and no raw_prompt"
 
 
+#: ``extra_info["split"]`` values of validation rows (verl's ``examples/data_preprocess/*.py`` write ``"test"``)
+_VAL_SPLITS = frozenset(("test", "val", "validation", "eval", "dev"))
+
+
 def _verl_rollout(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any, kw: Mapping[str, Any], whole: bool = False) -> Dict[str, Any]:
     """One verl sample as a rollout with a unique id (:func:`rollout_id`). Its ``group`` is the real one
     (:func:`verl_group`) with ``group_size`` = ``reward_kwargs.rewardkit_group_size`` when both are known, or, with
@@ -1034,10 +1038,22 @@ def _verl_rollout(data_source: Any, solution_str: str, ground_truth: Any, extra_
     if prompt_id is not None:
         r["prompt_id"] = prompt_id
     size = _as_group_size(kw.get("rewardkit_group_size"))
+    split = extra_info.get("split") if isinstance(extra_info, Mapping) else None
+    if isinstance(split, str) and split.lower() in _VAL_SPLITS:
+        # validation samples (verl's preprocessing writes split "test" on the validation set) come val_kwargs.n at a
+        # time, not rollout.n: their group size is rewardkit_val_group_size, and without it they are not held
+        size = _as_group_size(kw.get("rewardkit_val_group_size"))
+        if size is None:
+            _note_once("verl-val", "verl: validation samples (extra_info.split %r) are scored as groups of one (set "
+                       "reward_kwargs.rewardkit_val_group_size to actor_rollout_ref.rollout.val_kwargs.n to hold their groups)" % split)
+            group = None if not whole else group
+            how = "validation"
     if group is not None and size is not None:
         r["group"], r["group_size"] = group, size
     elif group is not None and whole:
         r["group"] = group
+    elif group is None and how == "validation":
+        pass
     elif group is None:
         _note_once("verl-group", "verl: cannot tell a sample's group (%s): each sample is scored as a group of one, so group-stage "
                    "components and advantages see groups of one (docs/groups-trainers.md)" % how)

@@ -106,6 +106,23 @@ class VerlGroupTest(unittest.TestCase):
         self.assertIn("no uid, no index and no raw_prompt", lines[1])
         self.assertEqual(rk._solo_groups([dict(solo1), dict(solo1)])[1]["group"], rk._verl_group(1, "x"))
 
+    def test_validation_rows_use_the_validation_group_size(self):
+        # verl's preprocessing writes split "test" on the validation set, sampled val_kwargs.n times, not rollout.n
+        rk._noted.discard("verl-val")
+        err = io.StringIO()
+        info = {"index": 7, "split": "test", "global_steps": 3}
+        with redirect_stderr(err):
+            val = rk._verl_rollout("math", "x", "42", info, {"rewardkit_group_size": 8})
+            rk._verl_rollout("math", "x", "42", info, {"rewardkit_group_size": 8})
+            held = rk._verl_rollout("math", "x", "42", info, {"rewardkit_group_size": 8, "rewardkit_val_group_size": 2})
+            train = rk._verl_rollout("math", "x", "42", dict(info, split="train"), {"rewardkit_group_size": 8})
+        self.assertNotIn("group_size", val)  # not held: a group of one, never 120 s of waiting for 8
+        self.assertEqual((held["group"], held["group_size"]), ("verl:math:test:7@3", 2))
+        self.assertEqual((train["group"], train["group_size"]), ("verl:math:train:7@3", 8))
+        lines = err.getvalue().splitlines()
+        self.assertEqual(len(lines), 1, lines)
+        self.assertIn("rewardkit_val_group_size", lines[0])
+
 
 class _FakeModel:
     training = True
