@@ -272,6 +272,16 @@ routes:
   });
 });
 
+describe("prompt_id on the rollout", () => {
+  it("is a string (a number is read as its digits); anything else is an error entry", async () => {
+    const { toRollout } = await import("../src/io/rollout.js");
+    const one = (v: unknown) => toRollout({ id: "x", group: "g", completion: "1", prompt_id: v }, 1, {});
+    expect(one("gsm8k:train:7")).toMatchObject({ rollout: { prompt_id: "gsm8k:train:7" } });
+    expect(one(7)).toMatchObject({ rollout: { prompt_id: "7" } });
+    expect(one({ a: 1 })).toMatchObject({ problem: { message: "expected a string or number" } });
+  });
+});
+
 describe("group_size on the rollout", () => {
   it("needs an id: positions would collide over requests", async () => {
     const { app } = server();

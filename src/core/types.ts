@@ -23,11 +23,17 @@ export interface Rollout {
   /** Training step (default 0), used by schedules. */
   step?: number;
   /**
-   * How many rollouts the group has in all, when the sender knows (a positive integer). A server that scores a
-   * group-level component refuses the rollouts of a group that arrives with fewer (a partial group) instead of
-   * computing a different reward from part of it.
+   * How many rollouts the group has in all, when the sender knows (a positive integer). The server then holds the
+   * rollout in its group barrier until that many distinct ids of its group (same step) have arrived, from any
+   * requests, and stages and normalizes over the whole group (docs/groups.md).
    */
   group_size?: number;
+  /**
+   * A stable id of the prompt, the same at every step and epoch (the trainer shims send one: verl's
+   * `data_source:split:index`, a prompt hash for TRL and OpenRLHF, verifiers' example id), for per-prompt statistics.
+   * A number is read as its decimal string.
+   */
+  prompt_id?: string;
   labels?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   /** Token log-probs of the reference answer, for likelihood rewards. */

@@ -108,6 +108,12 @@ export function toRollout(
       return { problem: { field: src("group_size"), message: "expected a positive integer" } };
     rollout.group_size = groupSize;
   }
+  const promptId = get("prompt_id");
+  if (promptId !== undefined && promptId !== null) {
+    if (typeof promptId !== "string" && typeof promptId !== "number")
+      return { problem: { field: src("prompt_id"), message: "expected a string or number" } };
+    rollout.prompt_id = String(promptId);
+  }
   const lp = rollout.reference_logprobs;
   if (lp !== undefined && !(Array.isArray(lp) && lp.every((x) => typeof x === "number")))
     return { problem: { field: src("reference_logprobs"), message: "expected an array of numbers" } };
