@@ -84,7 +84,7 @@ describe("reward hacking: no program turns its 0 into a sandbox_error", () => {
       for (const t of TASKS)
         for (const a of attacks().filter((x) => x.language === t.language && NULL_SEEKERS.has(x.name))) {
           const completion = "```" + t.language + "\n" + program(a, t.entry, t.first, t.leetcodeMethod) + "\n```";
-          jobs.push(v({ completion, reference: t.reference, rollout: { id: "x", group: "g", completion: "" } }).then((r) => ({ who: `${a.name} on ${t.id}`, score: r.score, reason: r.reason })));
+          jobs.push(Promise.resolve(v({ completion, reference: t.reference, rollout: { id: "x", group: "g", completion: "" } })).then((r) => ({ who: `${a.name} on ${t.id}`, score: r.score, reason: r.reason })));
         }
       const results = await Promise.all(jobs);
       expect(results.length).toBe(5 * 6 + 3 * 4);
