@@ -18,7 +18,8 @@ export const REASONS = {
   invalid_json: "The JSON found in the completion does not parse.",
   unresolved_ref:
     "The schema refers to a document that is neither embedded nor in a configured local folder (nothing is fetched over the network).",
-  sandbox_error: "The code sandbox failed for reasons not caused by the program.",
+  sandbox_error:
+    "The code sandbox could not run the program, for reasons not caused by it: a worker (or node) failed before the program was sent to it, the host failed the sandbox self-test (a trivial program per language and reference kind), bubblewrap is unusable, or SandboxFusion failed (refused, 5xx, not JSON); `details.error` says why (the worker's own words, its exit code or signal), `details.stderr` holds the sandbox's stderr. Never a 0: `rewardkit check` exits 4 and `/readyz` answers 503 on such a host.",
   memory_limit: "The program exceeded its memory limit.",
   logprob_error: "Token log-probs were missing or malformed.",
   judge_error:

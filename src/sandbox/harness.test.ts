@@ -8,16 +8,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseReport } from "./report.js";
 import { judgeStart, taskPayload } from "./task.js";
-import type { HarnessTask, Language } from "./types.js";
+import type { HarnessTask, Language, RunReport } from "./types.js";
 import { DEFAULT_LIMITS } from "./types.js";
 
 function report(
   language: Language,
   task: HarnessTask,
   testTimeoutMs = 1000,
-): { statuses: string[]; messages: Map<number, string> } {
+  fault: Record<string, unknown> = {},
+): RunReport {
   const cwd = mkdtempSync(join(tmpdir(), "rewardkit-harness-"));
-  const judge = judgeStart(taskPayload(language, task, { ...DEFAULT_LIMITS, testTimeoutMs }, "NONCE"));
+  const payload = JSON.parse(taskPayload(language, task, { ...DEFAULT_LIMITS, testTimeoutMs }, "NONCE")) as object;
+  const judge = judgeStart(JSON.stringify({ ...payload, ...fault }));
   const [exe, ...args] = judge.argv;
   const p = spawnSync(exe!, args, {
     cwd,
@@ -328,5 +330,78 @@ describe("JavaScript harness", () => {
     expect(run("javascript", { kind: "stdio", program: "let x = (;", cases: [{ stdin: "", stdout: "" }] })).toEqual([
       "compile_error",
     ]);
+  });
+});
+
+describe("start-up: a process that fails before the program was sent anywhere is the sandbox's failure", () => {
+  const call: HarnessTask = {
+    kind: "call",
+    program: "def f(x):\n    return x + 1\n",
+    entryPoint: "f",
+    cases: [{ input: [1], output: 2 }],
+  };
+  const jsCall: HarnessTask = { ...call, program: "function f(x) { return x + 1; }" };
+  const jsAssert: HarnessTask = {
+    kind: "assert",
+    program: "function f(x) { return x + 1; }",
+    entryPoint: "f",
+    test: "function check(c) { console.assert(c(1) === 2); }",
+  };
+  const stdio: HarnessTask = {
+    kind: "stdio",
+    program: "print(int(input()) + 1)",
+    cases: [{ stdin: "1", stdout: "2" }],
+  };
+  // "AAAA": a seccomp filter of no instructions, which the kernel refuses (EINVAL) in the worker's hardening
+  const badFilter = { bpf: "AAAA" };
+
+  it("the worker's hardening fails (Python call, assert and stdio; JavaScript call): sandboxError, with why", () => {
+    const assertTask: HarnessTask = {
+      kind: "assert",
+      program: call.program,
+      entryPoint: "f",
+      test: "def check(c):\n    assert c(1) == 2\n",
+    };
+    for (const [language, task] of [
+      ["python", call],
+      ["python", assertTask],
+      ["python", stdio],
+      ["javascript", jsCall],
+    ] as const) {
+      const r = report(language, task, 1000, badFilter);
+      expect(r.statuses).toEqual([]);
+      expect(r.sandboxError).toMatch(/^harness: the worker did not start \(exit 121\): OSError: .*PR_SET_SECCOMP/);
+      expect(r.stderr).toMatch(/rewardkit harness: the worker could not start/);
+    }
+  });
+  it("node cannot start (JavaScript worker, JavaScript test runner): sandboxError", () => {
+    const noNode = { node: ["/nonexistent/node"] };
+    const a = report("javascript", jsCall, 1000, noNode);
+    expect(a.sandboxError).toMatch(/node \(the JavaScript worker\) did not start \(exit 121\): FileNotFoundError/);
+    const b = report("javascript", jsAssert, 1000, { nodeCheck: ["/nonexistent/node"] });
+    expect(b.sandboxError).toMatch(/node \(the JavaScript test runner\) did not start \(exit 121\): FileNotFoundError/);
+    // node that starts and dies at once (here: an option it refuses) never arms either
+    const c = report("javascript", jsCall, 1000, { node: ["/usr/bin/node", "--no-such-option"] });
+    expect(c.sandboxError).toMatch(/node \(the JavaScript worker\) did not start \(exit 9\)/);
+  });
+  it("once the program has run, a fresh worker that cannot start is the program's failure, never a sandbox error", () => {
+    // fresh workers (after the program ended its first one) run the task's harness source: break it
+    const broken = { harness: "import os\nos._exit(3)" };
+    const crash = {
+      kind: "call" as const,
+      program: "import os\ndef f(x):\n    if x == 0:\n        os._exit(0)\n    return x + 1\n",
+      entryPoint: "f",
+      cases: [
+        { input: [1], output: 2 },
+        { input: [0], output: 1 },
+        { input: [2], output: 3 },
+      ],
+    };
+    const r = report("python", crash, 1000, broken);
+    expect(r.sandboxError).toBeUndefined();
+    expect(r.statuses).toEqual(["pass", "runtime_error", "runtime_error"]);
+    expect(r.messages.get(2)).toMatch(/did not start \(exit 3\)/);
+    // the same break does not touch a run whose program never ends its process
+    expect(report("python", call, 1000, broken).statuses).toEqual(["pass"]);
   });
 });

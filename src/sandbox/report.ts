@@ -22,23 +22,27 @@ export interface ProcessEnd {
  * Turns the harness's report lines (`<nonce> {json}`) into one status per test. Only the judge holds the report
  * channel and the nonce (the program's process has neither); lines without the nonce are ignored all the same. Tests without a line get a status
  * from how the process ended: killed at the deadline or by the CPU limit → `timeout`; out of memory → `memory_limit`;
- * any other early exit → `runtime_error`. No `ready` line at all means the sandbox never got to run the program:
- * `sandboxError`.
+ * any other early exit (or a judge that failed once the program had started) → `runtime_error`. No `ready` line at
+ * all, a `fatal` line before the program started (the judge failed, or a worker failed to start), or tests without a line and no `started` line (the judge
+ * writes it just before the program first leaves it, so the program cannot suppress it) mean the sandbox never got
+ * to run the program: `sandboxError`.
  */
 export function parseReport(nonce: string, end: ProcessEnd): RunReport {
   const prefix = nonce + " ";
   let total = -1;
   let fatal: string | undefined;
+  let started = false;
   const got = new Map<number, { s: TestStatus; m?: string }>();
   for (const line of end.stdout.split("\n")) {
     if (!line.startsWith(prefix)) continue;
-    let rec: { ready?: unknown; t?: unknown; s?: unknown; m?: unknown; fatal?: unknown };
+    let rec: { ready?: unknown; started?: unknown; t?: unknown; s?: unknown; m?: unknown; fatal?: unknown };
     try {
       rec = JSON.parse(line.slice(prefix.length)) as typeof rec;
     } catch {
       continue;
     }
     if (typeof rec.ready === "number" && total < 0) total = rec.ready;
+    else if (rec.started === true) started = true;
     else if (typeof rec.fatal === "string") fatal = rec.fatal;
     else if (
       typeof rec.t === "number" &&
@@ -51,17 +55,29 @@ export function parseReport(nonce: string, end: ProcessEnd): RunReport {
   }
   const stderr = end.stderr;
   const base = { wallMs: end.wallMs, stderr, messages: new Map<number, string>() };
-  if (fatal !== undefined) return { ...base, statuses: [], sandboxError: `harness: ${fatal}` };
+  // A judge that fails once the program has run may have been made to (memory filled, its processes signalled):
+  // the tests it did not report count against the program, as after any other early end.
+  if (fatal !== undefined && !started) return { ...base, statuses: [], sandboxError: `harness: ${fatal}` };
   if (total < 0) {
     const why = end.timedOut
       ? "the sandbox did not start before the run deadline"
       : `the sandbox exited before the harness started (exit ${end.exitCode ?? end.signal})`;
     return { ...base, statuses: [], sandboxError: `${why}${stderr ? `: ${stderr.trim().slice(-300)}` : ""}` };
   }
+  const exit = end.timedOut ? "killed at the run deadline" : `exit ${end.exitCode ?? end.signal}`;
+  if (!started && got.size < total) {
+    const why = `the sandbox ended before the program started (${exit})`;
+    return { ...base, statuses: [], sandboxError: `${why}${stderr ? `: ${stderr.trim().slice(-300)}` : ""}` };
+  }
   let missing: TestStatus = "runtime_error";
   let endedBy: string | undefined;
   if (got.size < total) {
-    if (end.oomKilled) [missing, endedBy] = ["memory_limit", "out of memory (the run's memory limit)"];
+    if (fatal !== undefined)
+      [missing, endedBy] = [
+        /MemoryError/.test(fatal) ? "memory_limit" : "runtime_error",
+        `the judge failed after the program started: ${fatal}`,
+      ];
+    else if (end.oomKilled) [missing, endedBy] = ["memory_limit", "out of memory (the run's memory limit)"];
     else if (end.timedOut) [missing, endedBy] = ["timeout", "run deadline"];
     else if (end.signal === "SIGXCPU" || end.exitCode === 128 + 24) [missing, endedBy] = ["timeout", "CPU-time limit"];
     else if (MEMORY_SIGNS.test(stderr)) [missing, endedBy] = ["memory_limit", "out of memory"];

@@ -114,12 +114,27 @@ describe("SandboxFusion backend", () => {
           run_result: {
             status: "TimeLimitExceeded",
             return_code: null,
-            stdout: `${nonce} {"ready": 2}\n${nonce} {"t": 0, "s": "pass"}\n`,
+            stdout: `${nonce} {"ready": 2}\n${nonce} {"started": true}\n${nonce} {"t": 0, "s": "pass"}\n`,
             stderr: "",
           },
         };
       }),
     });
     expect((await backend.run("python", task, DEFAULT_LIMITS)).statuses).toEqual(["pass", "timeout"]);
+  });
+  it("TimeLimitExceeded before the program started (a slow or stuck start-up): a sandbox error, not timeouts", async () => {
+    const backend = sandboxFusionBackend(new SandboxPool(1), {
+      url: "http://sf.example:8080",
+      fetch: fakeServer([], (body) => {
+        const nonce = (JSON.parse(String(body.stdin)) as { nonce: string }).nonce;
+        return {
+          status: "Failed",
+          run_result: { status: "TimeLimitExceeded", return_code: null, stdout: `${nonce} {"ready": 2}\n`, stderr: "" },
+        };
+      }),
+    });
+    const r = await backend.run("python", task, DEFAULT_LIMITS);
+    expect(r.statuses).toEqual([]);
+    expect(r.sandboxError).toMatch(/before the program started \(killed at the run deadline\)/);
   });
 });

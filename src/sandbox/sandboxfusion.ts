@@ -51,6 +51,7 @@ export function sandboxFusionBackend(pool: SandboxPool, o: SandboxFusionOptions)
   const url = o.url.replace(/\/+$/, "") + "/run_code";
   return {
     name: "sandboxfusion",
+    key: `sandboxfusion ${url}`,
     run(language: Language, task: HarnessTask, limits: SandboxLimits): Promise<RunReport> {
       return pool.run(async () => {
         const nonce = randomBytes(12).toString("hex");

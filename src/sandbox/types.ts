@@ -87,5 +87,7 @@ export interface RunReport {
 /** A way to execute harness runs: the local bubblewrap sandbox, a plain process (`none`), or SandboxFusion. */
 export interface SandboxBackend {
   readonly name: string;
+  /** What the self-test's cache tells apart (selftest.ts): the backend and where it runs, e.g. a SandboxFusion URL; default `name`. */
+  readonly key?: string;
   run(language: Language, task: HarnessTask, limits: SandboxLimits): Promise<RunReport>;
 }

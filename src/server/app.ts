@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { ServerContext } from "./context.js";
 import { hostOriginGuard, jsonBodyOnly } from "./guard.js";
+import { healthWithin } from "./health.js";
 import { bearerAuth, errorResponse } from "./http.js";
 import { bodyAdmission } from "./limits.js";
 import { advantagesHandler, scoreHandler, specHandler } from "./native.js";
@@ -60,11 +61,24 @@ export function createApp(ctx: ServerContext): Hono {
     ),
   );
   // readiness (load balancers, Kubernetes readinessProbe): 503 from SIGTERM on, while /healthz (liveness) stays 200
-  // until draining; the store's state is reported, not judged: a degraded replica still scores (on local state)
-  app.get("/readyz", (c) => {
+  // until draining; the store's state is reported, not judged: a degraded replica still scores (on local state).
+  // A host that cannot run the spec's verifiers (the code sandbox's self-test fails) is not ready either: every
+  // verdict it gave would be a sandbox_error, so balancers should send the work elsewhere.
+  app.get("/readyz", async (c) => {
     const ready = ctx.ready && !ctx.draining;
     const store = ctx.store ? { store: { address: ctx.store.store.description, up: !ctx.store.health.degraded } } : {};
-    return c.json({ status: ready ? "ready" : "shutting_down", ...store }, ready ? 200 : 503);
+    if (!ready) return c.json({ status: "shutting_down", ...store }, 503);
+    const problems = await healthWithin(ctx);
+    if (problems === undefined)
+      return c.json(
+        { status: "starting", reason: "the host checks (code sandbox self-test) are running", ...store },
+        503,
+      );
+    if (problems.length > 0) {
+      const reason = problems.map((p) => `${p.component}: ${p.problem}`).join("; ");
+      return c.json({ status: "host_broken", reason, problems, ...store }, 503);
+    }
+    return c.json({ status: "ready", ...store }, 200);
   });
   app.get("/metrics", (c) =>
     c.body(m.registry.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),

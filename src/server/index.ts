@@ -15,6 +15,7 @@ import type { CompiledSpec } from "../spec/types.js";
 import { createApp, routeLabel } from "./app.js";
 import { isLoopbackHost } from "./guard.js";
 import { createContext } from "./context.js";
+import { serverHealth } from "./health.js";
 import type { ServerContext } from "./context.js";
 import { resolveOptions } from "./options.js";
 import { openStore } from "../store/open.js";
@@ -101,6 +102,13 @@ export async function startServer(
   if (routedScorer)
     ctx.routed = { spec: served as RoutedSpec, scorer: routedScorer, routes: routeContexts(ctx, routedScorer) };
   const app = createApp(ctx);
+  // the host checks (the code sandbox's self-test for the spec's languages) start now, so /readyz rarely waits
+  void serverHealth(ctx).then((problems) => {
+    for (const p of problems)
+      process.stderr.write(
+        `rewardkit serve: warning: this host cannot run component ${p.component} (${p.type}): ${p.problem}; its verdicts are sandbox_error and /readyz answers 503\n`,
+      );
+  });
   let active = 0;
   let cut = false; // the drain deadline passed and connections were closed on purpose
   const idle: Array<() => void> = [];

@@ -63,6 +63,12 @@ export interface VerifierDefinition<O = unknown> {
   /** Builds the verify function from validated options. Called once per worker / engine. */
   create(options: O): VerifyFn;
   /**
+   * Whether this host can run the verifier with these options at all (the code sandbox's self-test), for
+   * `rewardkit check --health` and the server's `/readyz`. Resolves undefined when it can, else why not (one line);
+   * never rejects. Results may be cached per process. Absent: nothing to check.
+   */
+  health?(options: O): Promise<string | undefined>;
+  /**
    * The component's group-context stage, when it has one for these options: it is scored (or its per-rollout score
    * adjusted) after every per-rollout component, from what {@link GroupStage.member} kept of each rollout of the
    * group. Compiled on the engine's thread; `undefined` for none. Issues go through `ctx.issue`.

@@ -69,6 +69,26 @@ describe.skipIf(unavailable !== undefined)("reward hacking: no attack earns rewa
     const attackResults = results.filter((r) => !r.who.startsWith("canonical"));
     expect(attackResults.filter((r) => r.status !== "ok" || r.score === null || r.score >= 1)).toEqual([]);
     expect(attackResults.filter((r) => !VALUE_ATTACKS.has(r.attack) && r.score !== 0)).toEqual([]);
-    expect(attackResults.length).toBeGreaterThanOrEqual(16 * 5 + 6 * 3);
+    expect(attackResults.length).toBeGreaterThanOrEqual(18 * 5 + 8 * 3);
   }, 600_000);
+});
+
+/** Attacks that try to pass as the sandbox's failure (a null, excluded from training, instead of their 0). */
+const NULL_SEEKERS = new Set(["py/fake-start-failure", "py/close-fds-die", "py/os-exit", "py/forge-nonce", "py/signal-judge", "py/every-fd", "js/fake-start-failure", "js/close-fds-die", "js/exit-at-load", "js/every-fd"]);
+
+describe("reward hacking: no program turns its 0 into a sandbox_error", () => {
+  for (const sandbox of ["none", "bwrap"] as const) {
+    it.skipIf(sandbox === "bwrap" && unavailable !== undefined)(`sandbox: ${sandbox}: start-up failures faked, descriptors closed, early exits and signals are the program's (scored 0, status ok)`, async () => {
+      const v = codeVerifier.create(codeVerifier.options.parse({ sandbox, testTimeoutMs: 2000, runTimeoutMs: 15_000, memoryMb: 512 }));
+      const jobs: Array<Promise<{ who: string; score: number | null; reason: string | undefined }>> = [];
+      for (const t of TASKS)
+        for (const a of attacks().filter((x) => x.language === t.language && NULL_SEEKERS.has(x.name))) {
+          const completion = "```" + t.language + "\n" + program(a, t.entry, t.first, t.leetcodeMethod) + "\n```";
+          jobs.push(Promise.resolve(v({ completion, reference: t.reference, rollout: { id: "x", group: "g", completion: "" } })).then((r) => ({ who: `${a.name} on ${t.id}`, score: r.score, reason: r.reason })));
+        }
+      const results = await Promise.all(jobs);
+      expect(results.length).toBe(5 * 6 + 3 * 4);
+      expect(results.filter((r) => r.score !== 0 || r.reason !== "tests_failed")).toEqual([]);
+    }, 600_000);
+  }
 });

@@ -6,6 +6,7 @@ import type { RoutedSpec } from "../../spec/routes.js";
 import type { CompiledSpec } from "../../spec/types.js";
 import { table } from "../../diagnostics/format.js";
 import { UserError } from "../../core/errors.js";
+import { specHealth } from "../../engine/health.js";
 import { parseSteps, readStateFile } from "../state.js";
 
 /** Formats a number for tables: up to 6 significant decimals, no binary noise. */
@@ -125,6 +126,34 @@ interface CheckOpts {
   json?: boolean;
   steps?: string;
   state?: string;
+  hostCheck?: boolean;
+}
+
+/** Exit code of `check` for a valid spec that this host cannot run (the code sandbox's self-test failed). */
+export const HOST_BROKEN_EXIT = 4;
+
+/**
+ * Runs the host checks of the spec's components (the code sandbox's self-test: a trivial program per language and
+ * reference kind) and prints one line; throws a UserError (exit 4) when the host cannot run the spec, since every
+ * code verdict on it would be `sandbox_error`. Prints nothing for a spec without such components.
+ */
+async function reportHost(specs: Array<[string, CompiledSpec]>): Promise<void> {
+  const checked = specs.flatMap(([p, s]) =>
+    s.components.filter((c) => c.definition.health !== undefined).map((c) => `${p}${c.name} (${c.type})`),
+  );
+  if (checked.length === 0) return;
+  const problems = (await Promise.all(specs.map(([p, s]) => specHealth(s, p)))).flat();
+  if (problems.length === 0) {
+    process.stdout.write(`host: ok (self-test passed for ${checked.join(", ")})\n`);
+    return;
+  }
+  const lines = problems.map((p) => `  ${p.component} (${p.type}): ${p.problem}`);
+  throw Object.assign(
+    new UserError(
+      `this host cannot run the spec: every verdict of these components would be sandbox_error (null)\n${lines.join("\n")}`,
+    ),
+    { exitCode: HOST_BROKEN_EXIT },
+  );
 }
 
 /** `rewardkit check <spec>`: validate a spec and print what it computes; `--steps` prints scheduled values. */
@@ -136,7 +165,11 @@ export function registerCheck(program: Command): void {
     .option("--json", "print the normalized spec (or, with --steps, the scheduled values) as JSON")
     .option("--steps <list>", "print every scheduled option's value at these steps, e.g. 0,50,100")
     .option("--state <file>", "performance-schedule state to show values from (as saved by score --state)")
-    .action((path: string, o: CheckOpts) => {
+    .option(
+      "--no-host-check",
+      "skip the host checks (the code sandbox's self-test), which otherwise run after the description (exit 4 when the host cannot run the spec)",
+    )
+    .action(async (path: string, o: CheckOpts) => {
       const any = loadAnySpec(path);
       if (isRoutedSpec(any)) {
         if (o.steps !== undefined)
@@ -146,6 +179,7 @@ export function registerCheck(program: Command): void {
         process.stdout.write(
           o.json ? JSON.stringify({ ...any.plain, hash: any.hash }, null, 2) + "\n" : describeRoutedSpec(any) + "\n",
         );
+        if (!o.json && o.hostCheck !== false) await reportHost([...any.routes].map(([k, s]) => [`${k}/`, s]));
         return;
       }
       const spec = any;
@@ -168,5 +202,6 @@ export function registerCheck(program: Command): void {
       process.stdout.write(
         o.json ? JSON.stringify({ ...spec.plain, hash: spec.hash }, null, 2) + "\n" : describeSpec(spec) + "\n",
       );
+      if (!o.json && o.hostCheck !== false) await reportHost([["", spec]]);
     });
 }

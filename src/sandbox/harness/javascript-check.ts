@@ -10,6 +10,7 @@ export const JAVASCRIPT_CHECK = String.raw`"use strict";
 // calls go through the judge to the program's own process. Requests on fd 4, replies on fd 3.
 ${JAVASCRIPT_WIRE}const vm = require("vm");
 const { createRequire } = require("module");
+send({ op: "armed" }); // start-up done, before the judge sends anything of the task (python-judge.ts: await_armed)
 const init = recv();
 const testMs = init.testMs;
 // Wall-clock backstop only: the judge limits the program's CPU time per call.

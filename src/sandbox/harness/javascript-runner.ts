@@ -60,6 +60,7 @@ function classify(e) {
   if (e instanceof RangeError && /allocation failed|Invalid (array|string) length|out of memory/i.test(msg)) return { s: "memory_limit", m: msg };
   return { s: "runtime_error", m: ((e && e.name ? e.name + ": " : "") + msg).slice(0, 300) };
 }
+send({ op: "armed" }); // start-up done, before the judge sends anything of the task (python-judge.ts: await_armed)
 const init = recv();
 if (!init) process.exit(0);
 const testMs = init.testMs;

@@ -22,6 +22,14 @@ MAX_RESTARTS = 8  # fresh workers after one died or hung; later tests get the la
 KILLED_BY_JUDGE = set()
 
 
+ARM_S = 20.0  # wall seconds a new worker (or node, or the JavaScript test runner) may take to get ready
+
+
+class HostFault(BaseException):
+    """The sandbox could not get to run the program (a worker failed before it was armed, before any of the
+    program had run): the run is a sandbox_error, reported as "fatal", never a test status."""
+
+
 class WorkerGone(Exception):
     def __init__(self, status, message):
         Exception.__init__(self, message)
@@ -75,20 +83,23 @@ class Worker:
         pid = os.fork()
         if pid == 0:
             try:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-                hi_r, hi_w = os.dup(a_r), os.dup(b_w)
-                os.dup2(hi_r, 3)
-                os.dup2(hi_w, 4)
-                null = os.open(os.devnull, os.O_RDWR)
-                os.dup2(null, 0)
-                os.dup2(null, 1)
-                os.closerange(5, 4096)
-                os.setpgid(0, 0)
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                if argv is not None:
-                    os.execv(argv[0], argv)
-                set_dumpable(1)  # the program may read its own /proc/self
+                try:  # the host's part of the start: a failure here is never the program's (see worker_main)
+                    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                    hi_r, hi_w = os.dup(a_r), os.dup(b_w)
+                    os.dup2(hi_r, 3)
+                    os.dup2(hi_w, 4)
+                    null = os.open(os.devnull, os.O_RDWR)
+                    os.dup2(null, 0)
+                    os.dup2(null, 1)
+                    os.closerange(5, 4096)
+                    os.setpgid(0, 0)
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    if argv is not None:
+                        os.execv(argv[0], argv)
+                    set_dumpable(1)  # the program may read its own /proc/self
+                except BaseException as e:
+                    start_failed(e)
                 worker_main(3, 4)
             finally:
                 os._exit(121)
@@ -197,6 +208,7 @@ class Judge:
         self.zygote = zygote
         self.restarts = 0
         self.out = 1
+        self.started = False  # the program has been sent to a worker: from then on, every failure may be its doing
 
     # -- reporting --
     def emit(self, obj):
@@ -215,6 +227,59 @@ class Judge:
             self.report(i, status, message)
 
     # -- workers --
+    def start_program(self):
+        """Marks the moment the program's text first leaves the judge. The "started" line reaches the host before
+        the program exists anywhere in the sandbox, so the program cannot keep it from being written; a run without
+        it never got to the program (report.ts: sandbox_error)."""
+        if not self.started:
+            self.started = True
+            self.emit({"started": True})
+
+    def await_exec(self, w):
+        """The worker's "exec" acknowledgement (it then becomes node): None, or why not as await_armed says it."""
+        try:
+            msg = w.ch.recv(time.monotonic() + 5.0)
+            if isinstance(msg, dict) and msg.get("op") == "exec":
+                return None
+        except (OSError, TimeoutError, ProtocolError):
+            w.kill()
+        return self.start_failure(w, "the worker", "it did not switch to node")
+
+    def await_armed(self, w, who):
+        """Waits for a new process's "armed" (sent by harness code before it can hold the program). None when it
+        armed; else why not, or HostFault while the program has not been sent anywhere yet: nothing of it ran, so
+        the failure is the host's (a broken /dev/null, a missing interpreter, seccomp refused). Once the program has
+        run, a worker that cannot start may be its doing (processes left behind, a full /tmp): the status stays
+        the program's."""
+        try:
+            msg = w.ch.recv(time.monotonic() + ARM_S)
+            if isinstance(msg, dict) and msg.get("op") == "armed":
+                return None
+            if msg is None:
+                why = None
+            elif isinstance(msg, dict) and msg.get("op") == "unarmed" and isinstance(msg.get("m"), str):
+                why = msg["m"][:300]
+            else:
+                why = "it broke the start-up protocol"
+                w.kill()
+        except TimeoutError:
+            why = "no answer within %gs" % ARM_S
+            w.kill()
+        except (OSError, ProtocolError) as e:
+            why = "its channel failed: %s" % e
+            w.kill()
+        return self.start_failure(w, who, why)
+
+    def start_failure(self, w, who, why):
+        """Why a process did not start (its exit status and what it said); HostFault before the program started."""
+        st = w.exit_status(2.0)
+        w.kill()
+        end = "exit %d" % os.WEXITSTATUS(st) if st is not None and os.WIFEXITED(st) else ("signal %d" % os.WTERMSIG(st) if st is not None and os.WIFSIGNALED(st) else "still running")
+        text = "%s did not start (%s)%s" % (who, end, ": " + why if why else "")
+        if not self.started:
+            raise HostFault(text)
+        return text
+
     def init_message(self, mode):
         t = self.task
         msg = {"op": "init", "mode": mode, "language": self.language, "program": t["program"], "testMs": t.get("testTimeoutMs", 2000),
@@ -239,12 +304,23 @@ class Judge:
             self.restarts += 1
             w = Worker.start([sys.executable, "-s", "-c", self.task["harness"], "worker"])
         try:
-            if self.language == "javascript" and mode != "stdio":
-                w.send(self.harden({"op": "exec", "argv": self.task["node"] + ["-e", self.task["jsRunner"]]}))
-                w.recv(None, 5.0)
-                w.send(self.init_message(mode))
-            else:
-                w.send(self.harden(self.init_message(mode)))
+            w.ch.send(self.harden({"op": "prepare"}))
+        except OSError:
+            pass  # it is gone already: await_armed reads what it said and how it ended
+        why = self.await_armed(w, "the worker")
+        if why is None and self.language == "javascript" and mode != "stdio":
+            try:
+                w.ch.send({"op": "exec", "argv": self.task["node"] + ["-e", self.task["jsRunner"]]})
+            except OSError:
+                pass
+            why = self.await_exec(w)
+            if why is None:
+                why = self.await_armed(w, "node (the JavaScript worker)")
+        if why is not None:
+            return None, ("runtime_error", why)
+        self.start_program()
+        try:
+            w.send(self.init_message(mode))
             msg = w.recv(self.test_s + GRACE_S + (2.0 if self.language == "javascript" else 0.0))
         except WorkerGone as e:
             if e.status == "timeout":
@@ -374,12 +450,15 @@ class Judge:
 
     def run_assert_js(self):
         self.emit({"ready": 1})
+        # The test runner holds the test code: it runs from an execute-only copy of node where there is one, which
+        # makes the kernel mark it undumpable (the program cannot open its /proc/<pid>/mem or fd). It is started
+        # (and armed) before the program's worker, so that its failure to start is never the program's doing.
+        check = Worker.start(self.task.get("nodeCheck", self.task["node"]) + ["-e", self.task["jsCheck"]])
+        self.await_armed(check, "node (the JavaScript test runner)")
         w, bad = self.new_worker("call")
         if bad is not None:
+            check.kill()
             return self.report(0, *bad)
-        # The test runner holds the test code: it runs from an execute-only copy of node where there is one, which
-        # makes the kernel mark it undumpable (the program cannot open its /proc/<pid>/mem or fd).
-        check = Worker.start(self.task.get("nodeCheck", self.task["node"]) + ["-e", self.task["jsCheck"]])
         deadline = time.monotonic() + wall_limit(self.test_s) + 5.0
         try:
             check.send({"op": "init", "test": self.task["test"], "entryPoint": self.task["entryPoint"], "testMs": self.task.get("testTimeoutMs", 2000)})
@@ -675,6 +754,8 @@ class AssertRun:
             return ("pass", v) if value else ("pass", None)
         except Deadline:
             return "timeout", "time limit %.3gs" % self.j.test_s
+        except HostFault:
+            raise
         except RemoteStatus as e:
             self._stop()
             return e.status, e.message
@@ -790,6 +871,8 @@ def judge_main():
     judge = Judge(task, zygote)
     try:
         judge.run()
+    except HostFault as e:
+        judge.emit({"fatal": str(e)})
     except BaseException as e:  # noqa: a judge failure is the sandbox's, never the program's score
         try:
             judge.emit({"fatal": "judge: %s: %s" % (type(e).__name__, e)})

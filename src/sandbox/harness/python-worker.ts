@@ -89,15 +89,43 @@ def _message(e):
         return type(e).__name__
 
 
+def start_failed(e, ch=None):
+    """A worker that cannot get ready (before the judge has sent it the program): says why on stderr and, when its
+    channel works, to the judge ("unarmed"), then exits 121. Never called once the program may have run."""
+    why = _message(e) or type(e).__name__
+    try:
+        os.write(2, ("rewardkit harness: the worker could not start: %s\n" % why).encode("utf-8", "replace"))
+    except BaseException:
+        pass
+    try:
+        (ch or Channel(3, 4)).send({"op": "unarmed", "m": why})
+    except BaseException:
+        pass
+    os._exit(121)
+
+
 def worker_main(rfd, wfd):
+    # Start-up handshake: "prepare" (the hardening, no program) -> "armed". Everything before "armed" is harness
+    # code on the host's terms; the judge sends the program only after it has read "armed", so a worker that never
+    # arms failed for the host, and nothing the program does can take back an "armed" already in the judge's pipe.
     ch = Channel(rfd, wfd)
+    try:
+        prep = ch.recv()
+        if prep is None:
+            os._exit(0)
+        _harden(prep)
+    except BaseException as e:
+        start_failed(e, ch)
+    ch.send({"op": "armed"})
     init = ch.recv()
     if init is None:
         os._exit(0)
-    _harden(init)
-    if init["op"] == "exec":  # become another interpreter (JavaScript), on the same two descriptors
+    if init["op"] == "exec":  # become another interpreter (JavaScript), on the same two descriptors; it arms again
         ch.send({"op": "exec"})  # the judge sends the next message only now, so none is left in this buffer
-        os.execv(init["argv"][0], init["argv"])
+        try:
+            os.execv(init["argv"][0], init["argv"])
+        except BaseException as e:
+            start_failed(e, ch)
     if init.get("mode") == "stdio":
         serve_stdio(ch, init)
     else:

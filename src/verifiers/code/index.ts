@@ -4,6 +4,7 @@ import { ok, unscorable } from "../../core/types.js";
 import { localBackend, probeBwrap } from "../../sandbox/local.js";
 import { sharedPool } from "../../sandbox/pool.js";
 import { sandboxFusionBackend } from "../../sandbox/sandboxfusion.js";
+import { selfTest, TASK_KINDS } from "../../sandbox/selftest.js";
 import type { HarnessTask, Language, SandboxBackend, SandboxLimits, TestStatus } from "../../sandbox/types.js";
 import { DEFAULT_LIMITS, TEST_STATUSES } from "../../sandbox/types.js";
 import type { VerifierDefinition } from "../types.js";
@@ -96,15 +97,45 @@ function weightsOf(ref: CodeReference, n: number): { weights?: number[]; source:
   return { source: declared ? `uniform (reference declares ${declared.length} values for ${n} tests)` : "uniform" };
 }
 
-function makeBackend(o: CodeOptions): SandboxBackend {
+function makeBackend(o: CodeOptions, warn = true): SandboxBackend {
   const pool = sharedPool(o.concurrency);
   if (o.sandbox === "sandboxfusion") return sandboxFusionBackend(pool, { url: o.sandboxFusionUrl! });
-  if (o.sandbox === "none") {
+  if (o.sandbox === "none" && warn) {
     console.warn(
       "rewardkit: code verifier runs with `sandbox: none`: completions execute WITHOUT isolation (resource limits and a separate uid only)",
     );
   }
   return localBackend(pool, { uidBase: o.uidBase, isolate: o.sandbox === "bwrap" });
+}
+
+function limitsOf(o: CodeOptions): SandboxLimits {
+  return {
+    testTimeoutMs: Math.min(o.testTimeoutMs, o.runTimeoutMs),
+    runTimeoutMs: o.runTimeoutMs,
+    memoryMb: o.memoryMb,
+    maxProcesses: o.maxProcesses,
+    maxFileMb: o.maxFileMb,
+    maxOpenFiles: o.maxOpenFiles,
+    outputLimitBytes: o.outputLimitBytes,
+  };
+}
+
+/**
+ * Why this host cannot run `kind` programs of `language` (bubblewrap unusable, or the self-test of selftest.ts
+ * failed), or undefined. Both are cached per process.
+ */
+async function hostProblem(
+  o: CodeOptions,
+  backend: SandboxBackend,
+  language: Language,
+  kind: HarnessTask["kind"],
+  limits: SandboxLimits,
+): Promise<string | undefined> {
+  if (o.sandbox === "bwrap") {
+    const missing = await probeBwrap();
+    if (missing !== undefined) return missing;
+  }
+  return selfTest(backend, language, kind, limits);
 }
 
 /**
@@ -123,15 +154,7 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
   defaultTimeoutMs: 60_000,
   create(o) {
     const backend = makeBackend(o);
-    const limits: SandboxLimits = {
-      testTimeoutMs: Math.min(o.testTimeoutMs, o.runTimeoutMs),
-      runTimeoutMs: o.runTimeoutMs,
-      memoryMb: o.memoryMb,
-      maxProcesses: o.maxProcesses,
-      maxFileMb: o.maxFileMb,
-      maxOpenFiles: o.maxOpenFiles,
-      outputLimitBytes: o.outputLimitBytes,
-    };
+    const limits = limitsOf(o);
     return async ({ completion, reference }): Promise<ComponentResult> => {
       if (reference === undefined || reference === null) return unscorable("no_reference");
       const native = nativeReference(reference);
@@ -151,13 +174,19 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
       }
       const program = extractProgram(completion, language, o.extract);
       if (program === undefined) return unscorable("no_answer", { expected: `a fenced ${language} code block` });
-      if (o.sandbox === "bwrap") {
-        const missing = await probeBwrap();
-        if (missing !== undefined) return unscorable("sandbox_error", { error: missing });
-      }
+      // A host that cannot run even a trivial program scores nothing: one cached answer, not a slow failing run each.
+      const broken = await hostProblem(o, backend, language, ref.kind, limits);
+      if (broken !== undefined)
+        return unscorable("sandbox_error", { error: broken, sandbox: backend.name, selfTest: "failed" });
       const run = await backend.run(language, harnessTask(ref, program), limits);
-      if (run.sandboxError !== undefined)
-        return unscorable("sandbox_error", { error: run.sandboxError, sandbox: backend.name });
+      if (run.sandboxError !== undefined) {
+        const stderr = run.stderr.trim().slice(-500);
+        return unscorable("sandbox_error", {
+          error: run.sandboxError,
+          sandbox: backend.name,
+          ...(stderr ? { stderr } : {}),
+        });
+      }
       const counts: Partial<Record<TestStatus, number>> = {};
       for (const s of run.statuses) counts[s] = (counts[s] ?? 0) + 1;
       const n = run.statuses.length;
@@ -185,5 +214,13 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
       if (n === 0) return ok(0, "tests_failed", { ...details, error: "the reference holds no tests" });
       return passed === n ? ok(score, undefined, details) : ok(score, "tests_failed", details);
     };
+  },
+  async health(o) {
+    // References may name their own language; the component's is the one it is declared for.
+    const backend = makeBackend(o, false);
+    const limits = limitsOf(o);
+    const problems = await Promise.all(TASK_KINDS.map((k) => hostProblem(o, backend, o.language, k, limits)));
+    const found = [...new Set(problems.filter((p) => p !== undefined))];
+    return found.length > 0 ? found.join("; ") : undefined;
   },
 };
