@@ -187,6 +187,8 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
           ...(stderr ? { stderr } : {}),
         });
       }
+      const faulty = brokenReference(run.statuses, run.messages);
+      if (faulty) return unscorable("invalid_reference", { ...faulty, sandbox: backend.name });
       const counts: Partial<Record<TestStatus, number>> = {};
       for (const s of run.statuses) counts[s] = (counts[s] ?? 0) + 1;
       const n = run.statuses.length;
@@ -211,7 +213,7 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
         if (run.endedBy) details.endedBy = run.endedBy;
       }
       if (w) details.weights = w.source;
-      if (n === 0) return ok(0, "tests_failed", { ...details, error: "the reference holds no tests" });
+      if (n === 0) return unscorable("invalid_reference", { ...details, error: "the reference holds no tests" });
       return passed === n ? ok(score, undefined, details) : ok(score, "tests_failed", details);
     };
   },
@@ -224,3 +226,20 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
     return found.length > 0 ? found.join("; ") : undefined;
   },
 };
+
+/**
+ * Judge messages (never the program's: a worker cannot claim `sandbox_error`, python-judge.ts `CLAIMABLE`) that mean
+ * the reference itself is broken, whatever the program does: test code that does not parse, an expected output that
+ * does not decode. A correct program cannot pass such a reference, so it is `invalid_reference`, never a 0.
+ */
+const REFERENCE_FAULTS = /^(?:the test code does not parse|bad case): /;
+
+/** The first test whose failure is the reference's own (see {@link REFERENCE_FAULTS}), or undefined. */
+function brokenReference(
+  statuses: readonly TestStatus[],
+  messages: ReadonlyMap<number, string>,
+): { error: string; test: number } | undefined {
+  for (const [test, message] of messages)
+    if (statuses[test] === "sandbox_error" && REFERENCE_FAULTS.test(message)) return { error: message, test };
+  return undefined;
+}
