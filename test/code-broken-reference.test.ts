@@ -8,7 +8,7 @@ import { codeVerifier } from "../src/verifiers/code/index.js";
 
 const verify = codeVerifier.create(codeVerifier.options.parse({ sandbox: "none", uidBase: 146_000 }));
 const py = (code: string): string => "```python\n" + code + "\n```";
-const score = (code: string, reference: unknown): Promise<ComponentResult> =>
+const score = async (code: string, reference: unknown): Promise<ComponentResult> =>
   verify({ completion: py(code), reference, rollout: { id: "x", group: "g", completion: "" } });
 const RIGHT = "def f(x):\n    return x + 1";
 
