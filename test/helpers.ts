@@ -49,3 +49,20 @@ export function runPythonTests(
     child.on("exit", (code) => resolve({ code, out }));
   });
 }
+
+/** A component verdict as `/v1/score` answers it. */
+export interface ScoredComponent {
+  score: number | null;
+  status: string;
+  reason?: string;
+  details?: Record<string, unknown>;
+}
+
+/** One entry of a `/v1/score` answer's `results`. */
+export interface ScoredResult {
+  id: string;
+  reward: number | null;
+  components: Record<string, ScoredComponent> | null;
+  advantage: number | null;
+  error?: { field: string; message: string };
+}

@@ -9,15 +9,7 @@ import { resolveOptions } from "../src/server/options.js";
 import { createScorer } from "../src/engine/scorer.js";
 import { parseSpec } from "../src/spec/load.js";
 
-const SPEC = `name: kimi
-components:
-  - name: correct
-    type: exact
-  - name: len
-    type: group-length
-    correctness: correct
-`;
-const spec = parseSpec(SPEC, "kimi.yaml");
+const spec = parseSpec("name: fleet\ncomponents: [{name: correct, type: exact}]\n", "fleet.yaml");
 const scorer = createScorer(spec, { concurrency: 1 });
 const ctx = createContext(spec, scorer, resolveOptions({}));
 const app = createApp(ctx);

@@ -8,6 +8,7 @@
  * ε = 1e-6): mean 2/3, Σ(r − mean)² = 25/36 + 4/36 + 49/36 = 13/6, std = √(13/12).
  */
 import { afterAll, describe, expect, it } from "vitest";
+import type { ScoredResult } from "./helpers.js";
 import { createApp } from "../src/server/app.js";
 import { createContext } from "../src/server/context.js";
 import { resolveOptions } from "../src/server/options.js";
@@ -36,19 +37,7 @@ function server(o: Partial<ServerOptions> = {}) {
   return { ctx, app: createApp(ctx) };
 }
 
-interface Component {
-  score: number | null;
-  status: string;
-  reason?: string;
-  details?: Record<string, unknown>;
-}
-interface Result {
-  id: string;
-  reward: number | null;
-  advantage: number | null;
-  components: Record<string, Component> | null;
-  error?: { field: string; message: string };
-}
+type Result = ScoredResult;
 
 async function post(app: ReturnType<typeof createApp>, rollouts: unknown[], extra: Record<string, unknown> = {}) {
   const res = await app.request("/v1/score", {

@@ -10,23 +10,12 @@ import { startServer } from "../src/server/index.js";
 import type { RunningServer } from "../src/server/index.js";
 import { loadSpec } from "../src/spec/load.js";
 import { ROOT, runPythonTests, tmp } from "./helpers.js";
+import type { ScoredResult } from "./helpers.js";
 
 const TOKEN = "test-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
-interface Component {
-  score: number | null;
-  status: string;
-  reason?: string;
-  details?: Record<string, unknown>;
-}
-interface Result {
-  id: string;
-  reward: number | null;
-  components: Record<string, Component> | null;
-  advantage: number | null;
-  error?: { field: string; message: string };
-}
+type Result = ScoredResult;
 
 async function post(
   base: string,

@@ -177,28 +177,16 @@ export async function routedScoreResponse(
     if ("error" in p) return { id: p.id, reward: null, components: null, advantage: null, route: null, error: p.error };
     const j = k++;
     const s = b.scores[j];
-    if (!s) {
-      unrouted++;
-      return {
-        id: p.id,
-        reward: null,
-        components: null,
-        advantage: null,
-        route: null,
-        error: { field: `rollouts[${p.index}].${b.problems[j]!.field}`, message: b.problems[j]!.message },
-      };
-    }
     const held = b.problemsHeld[j];
-    if (held !== undefined) {
+    // no route, or refused by the group barrier: an error entry in its place
+    const error = !s
+      ? { field: `rollouts[${p.index}].${b.problems[j]!.field}`, message: b.problems[j]!.message }
+      : held !== undefined
+        ? { field: `rollouts[${p.index}].id`, message: held }
+        : undefined;
+    if (!s || error) {
       unrouted++;
-      return {
-        id: p.id,
-        reward: null,
-        components: null,
-        advantage: null,
-        route: b.keys[j],
-        error: { field: `rollouts[${p.index}].id`, message: held },
-      };
+      return { id: p.id, reward: null, components: null, advantage: null, route: s ? b.keys[j] : null, error };
     }
     const components = componentsRecord(b.specs[j]!, s.results);
     return {
