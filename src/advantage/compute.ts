@@ -83,7 +83,10 @@ function toF64(xs: ArrayLike<number | null>, slot: number): Float64Array {
 export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
   const n = keys.length;
   const ids = new StringIds();
-  const starts: number[] = [];
+  // group starts in a typed array (untouched pages of it cost nothing), not a growing JS array: the JS heap garbage
+  // of a million-rollout call would make the collector walk the caller's own big arrays
+  const starts = new Int32Array(n + 1);
+  let count = 0;
   let prev: string | number | undefined;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
@@ -91,14 +94,11 @@ export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
     const seen = ids.size;
     ids.idOf(typeof k === "string" ? k : String(k));
     if (ids.size === seen) return buildGroupIndex(denseIds(keys)); // a key seen before, after another one: not contiguous
-    starts.push(i);
+    starts[count++] = i;
     prev = k;
   }
-  const count = starts.length;
-  const offsets = new Int32Array(count + 1);
-  for (let g = 0; g < count; g++) offsets[g] = starts[g]!;
-  offsets[count] = n;
-  return { order: identityOrder(n), offsets, count, identity: true };
+  starts[count] = n;
+  return { order: identityOrder(n), offsets: starts.slice(0, count + 1), count, identity: true };
 }
 
 let identity = new Int32Array(0);
