@@ -14,6 +14,12 @@
  * compute-engine `parse` + `isEqual`; Math-Verify on the same pairs when `MATH_VERIFY_PYTHONPATH` names
  * folders where `math_verify` and `latex2sympy2_extended` import (`bench/math-verify-peer.py`); the rate and
  * agreement of every answer style (`style: auto | gsm8k | latex | mcq | boxed`).
+ *
+ * BENCH_SMOKE=1 (test/bench-smoke.test.ts): the first 40 bundled rollouts, one pool thread, no baselines or styles;
+ * no speed is judged. The last line: `smoke: agree (…)` when rewardkit and (with MATH_VERIFY_PYTHONPATH) Math-Verify
+ * each agree with the peer labels but for at most the 9 documented peer errors (docs/math.md; 8 of them, group
+ * math-3, are among these rows), `smoke: skipped (…)` without Math-Verify (rewardkit's side still checked),
+ * `smoke: DISAGREE (…)` and exit 1 otherwise.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -37,6 +43,7 @@ function readJsonl<T>(file: string): T[] {
     .map((l) => JSON.parse(l) as T);
 }
 
+const SMOKE = process.env.BENCH_SMOKE === "1";
 const datasets: { name: string; rows: Sample[] }[] = [
   {
     name: "bundled rollouts",
@@ -49,8 +56,9 @@ const datasets: { name: string; rows: Sample[] }[] = [
     })),
   },
 ];
+if (SMOKE) datasets[0]!.rows = datasets[0]!.rows.slice(0, 40);
 const M500 = "../shared/data/math500/test.jsonl";
-if (existsSync(M500)) {
+if (existsSync(M500) && !SMOKE) {
   datasets.push({
     name: "MATH-500",
     rows: readJsonl<{ solution: string; answer: string }>(M500).map((r) => ({
@@ -139,7 +147,7 @@ async function main(): Promise<void> {
     for (let k = 0; k < 3; k++) uncached.push(await inProcess(rows, { cacheSize: 0 }));
     uncached.sort((a, b) => a.rate - b.rate);
     row(name, "1 core", "none (median of 3)", uncached[1] as Run, rows.length);
-    for (const threads of [...new Set([1, n])]) {
+    for (const threads of SMOKE ? [1] : [...new Set([1, n])]) {
       const pool = new VerifierPool([{ index: 0, type: "math", options: {} }], threads);
       const warm = {
         completion: "\\boxed{2\\sqrt{2}}",
@@ -153,6 +161,7 @@ async function main(): Promise<void> {
     }
   }
   const base = datasets[0]?.rows ?? [];
+  if (SMOKE) return smoke(base);
   // Baselines measured in this run, interleaved with rewardkit's one-core cold runs (median of 3 each):
   // a plain last-boxed string check (the least a reward function does), and compute-engine parse + isEqual.
   const lastBoxedCheck = (rows: Sample[]) => {
@@ -233,6 +242,45 @@ async function main(): Promise<void> {
     "\nevery answer style, bundled rollouts, one core, cold cache (median of 3):\n| style | samples/s | agreement |\n|---|---:|---:|",
   );
   for (const l of styles) console.log(l);
+}
+
+/** Math-Verify on `rows` when MATH_VERIFY_PYTHONPATH is set (bench/math-verify-peer.py), else why not. */
+function mathVerify(rows: Sample[]): { rate: number; agree: number; n: number } | string {
+  const mvPath = process.env.MATH_VERIFY_PYTHONPATH;
+  if (!mvPath) return "Math-Verify not on MATH_VERIFY_PYTHONPATH";
+  const dir = mkdtempSync(join(tmpdir(), "rk-mv-"));
+  const pairs = join(dir, "pairs.jsonl");
+  writeFileSync(
+    pairs,
+    rows.map((r) => JSON.stringify({ completion: r.completion, reference: r.reference, label: r.label })).join("\n") +
+      "\n",
+  );
+  const run = spawnSync("python3", ["bench/math-verify-peer.py", pairs], {
+    encoding: "utf8",
+    env: { ...process.env, PYTHONPATH: mvPath },
+  });
+  const line = run.stdout.trim().split("\n").pop() ?? "";
+  try {
+    return JSON.parse(line) as { rate: number; agree: number; n: number };
+  } catch {
+    return `Math-Verify failed: ${(run.stderr || line).trim().split("\n").pop() ?? "no output"}`;
+  }
+}
+
+/** BENCH_SMOKE=1: both sides agree with the peer labels but for the 9 documented peer errors (never a speed). */
+async function smoke(rows: Sample[]): Promise<void> {
+  clearMathCache();
+  const rk = await inProcess(rows, {});
+  const PEER_ERRORS = 9; // docs/math.md, "The 9 disagreements with the peer grader on the bundled rollouts"
+  const mv = mathVerify(rows);
+  const sides = [`rewardkit ${rk.agree}/${rows.length}`];
+  if (typeof mv !== "string") sides.push(`Math-Verify ${mv.agree}/${mv.n}`);
+  const ok = rk.agree >= rows.length - PEER_ERRORS && (typeof mv === "string" || mv.agree >= mv.n - PEER_ERRORS);
+  if (!ok) {
+    console.log(`smoke: DISAGREE (more than the ${PEER_ERRORS} known peer errors: ${sides.join(", ")})`);
+    process.exitCode = 1;
+  } else if (typeof mv === "string") console.log(`smoke: skipped (${mv}; ${sides.join(", ")} with the peer labels)`);
+  else console.log(`smoke: agree (with the peer labels: ${sides.join(", ")})`);
 }
 
 await main();

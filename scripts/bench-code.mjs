@@ -8,6 +8,8 @@
 // rollout (wall × concurrency / rollouts) and CPU ms per rollout (user + system time of every process of the
 // run, from this process's cutime/cstime: robust on a shared machine), and the ratios measured in this run.
 // Env: BENCH_CONCURRENCY (default: available parallelism), BENCH_ROUNDS (default 5).
+// BENCH_SMOKE=1 (test/bench-smoke.test.ts): 8 tasks, one round; the last line is `smoke: agree (…)` when every runner
+// passes every canonical solution, `smoke: skipped (…)` without bubblewrap, else `smoke: DISAGREE (…)` and exit 1.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -20,11 +22,13 @@ import { extractProgram } from "../dist/verifiers/code/extract.js";
 import { parseReport } from "../dist/sandbox/report.js";
 
 const root = new URL("..", import.meta.url).pathname;
+const SMOKE = process.env.BENCH_SMOKE === "1";
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? availableParallelism());
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const rounds = SMOKE ? 1 : Number(process.env.BENCH_ROUNDS ?? 5);
 const rows = readFileSync(join(root, "examples/data/humaneval.jsonl"), "utf8")
   .split("\n")
   .filter(Boolean)
+  .slice(0, SMOKE ? 8 : undefined)
   .map((l) => JSON.parse(l));
 const tasks = rows.map((r) => ({
   kind: "assert",
@@ -36,6 +40,7 @@ const tasks = rows.map((r) => ({
 const why = await probeBwrap();
 if (why) {
   console.log(`bench:code skipped: ${why}`);
+  if (SMOKE) console.log(`smoke: skipped (bubblewrap unusable: ${why})`);
   process.exit(0);
 }
 
@@ -125,4 +130,10 @@ console.log(
 console.log(
   `trust boundary and sandbox together (sandbox / naive single python3): wall ${(ms.sandbox / ms.bare).toFixed(2)}x, CPU ${(cpu.sandbox / cpu.bare).toFixed(2)}x`,
 );
+if (SMOKE) {
+  const sides = names.map((n) => `${n} ${Math.min(...results[n].map((r) => r.passed))}/${tasks.length}`).join(", ");
+  const ok = names.every((n) => results[n].every((r) => r.passed === tasks.length));
+  console.log(`smoke: ${ok ? "agree" : "DISAGREE"} (canonical solutions passed: ${sides})`);
+  process.exit(ok ? 0 : 1);
+}
 process.exit(0);
