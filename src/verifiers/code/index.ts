@@ -6,7 +6,7 @@ import { interpreterProblem } from "../../sandbox/interpreter.js";
 import { INTERPRETERS, localBackend, probeBwrap } from "../../sandbox/local.js";
 import { missingModules, MODULE_NAME } from "../../sandbox/modules.js";
 import { sharedPool } from "../../sandbox/pool.js";
-import { sandboxFusionBackend } from "../../sandbox/sandboxfusion.js";
+import { remotePool, REMOTE_CONCURRENCY, sandboxFusionBackend } from "../../sandbox/sandboxfusion.js";
 import { selfTest, TASK_KINDS } from "../../sandbox/selftest.js";
 import type { HarnessTask, Language, SandboxBackend, SandboxLimits, TestStatus } from "../../sandbox/types.js";
 import { DEFAULT_LIMITS, TEST_STATUSES } from "../../sandbox/types.js";
@@ -33,6 +33,8 @@ const options = z
     sandbox: z.enum(["bwrap", "none", "sandboxfusion"]).default("bwrap"),
     /** Base URL of a SandboxFusion server (`sandbox: sandboxfusion`). */
     sandboxFusionUrl: z.url().optional(),
+    /** `sandbox: sandboxfusion`: retries of a request that met a transient fault (429, 5xx, a dropped connection), with backoff. */
+    sandboxFusionRetries: z.number().int().min(0).max(10).default(3),
     /**
      * The Python of the sandbox's judge and worker, an absolute path (default `/usr/bin/python3`), e.g. a venv's
      * `/opt/venv/bin/python3`: under bubblewrap the venv (and its base interpreter, when outside /usr) is bound
@@ -64,7 +66,11 @@ const options = z
       .min(1024)
       .max(1 << 30)
       .default(DEFAULT_LIMITS.outputLimitBytes),
-    /** Sandboxes run at once (default: available parallelism). Shared by every code component of the engine. */
+    /**
+     * Sandboxes run at once (default: available parallelism; with `sandbox: sandboxfusion`, requests in flight per
+     * server, default 16). Shared by every code component of the engine (per server for SandboxFusion); the first
+     * component's value wins.
+     */
     concurrency: z.number().int().positive().max(1024).optional(),
     /** As root, slot i of the pool runs as uid `uidBase + i` (unused uids: the sandbox owns nothing on the host). */
     uidBase: z.number().int().min(1000).max(2_000_000_000).default(61_000),
@@ -120,8 +126,14 @@ function weightsOf(ref: CodeReference, n: number): { weights?: number[]; source:
 }
 
 function makeBackend(o: CodeOptions, warn = true): SandboxBackend {
+  if (o.sandbox === "sandboxfusion") {
+    const url = o.sandboxFusionUrl!;
+    return sandboxFusionBackend(remotePool(url, o.concurrency ?? REMOTE_CONCURRENCY), {
+      url,
+      retries: o.sandboxFusionRetries,
+    });
+  }
   const pool = sharedPool(o.concurrency);
-  if (o.sandbox === "sandboxfusion") return sandboxFusionBackend(pool, { url: o.sandboxFusionUrl! });
   if (o.sandbox === "none" && warn) {
     console.warn(
       "rewardkit: code verifier runs with `sandbox: none`: completions execute WITHOUT isolation (resource limits and a separate uid only)",
