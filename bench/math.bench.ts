@@ -15,7 +15,7 @@
  * folders where `math_verify` and `latex2sympy2_extended` import (`bench/math-verify-peer.py`); the rate and
  * agreement of every answer style (`style: auto | gsm8k | latex | mcq | boxed`).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ComputeEngine } from "@cortex-js/compute-engine";
 import type { VerifierPool as Pool } from "../src/engine/pool.js";
@@ -209,6 +209,7 @@ async function main(): Promise<void> {
       encoding: "utf8",
       env: { ...process.env, PYTHONPATH: mvPath },
     });
+    rmSync(dir, { recursive: true, force: true });
     const line = run.stdout.trim().split("\n").pop() ?? "";
     try {
       const mv = JSON.parse(line) as { rate: number; agree: number; n: number };
