@@ -179,7 +179,8 @@ export function sandboxFusionBackend(pool: SandboxPool, o: SandboxFusionOptions)
           return fail("response is not JSON");
         }
         if (data === null || typeof data !== "object") return fail("response is not a RunCodeResponse");
-        if (data.status === "SandboxError" || !data.run_result) return fail(data.message || "SandboxError");
+        if (data.status === "SandboxError") return fail(data.message || "SandboxError");
+        if (!data.run_result) return fail(`${data.message || "no run_result"} (status ${String(data.status)})`);
         if (typeof data.run_result !== "object" || typeof data.run_result.stdout !== "string")
           return fail("response is not a RunCodeResponse (run_result.stdout missing)");
         const r = data.run_result;
