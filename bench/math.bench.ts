@@ -21,7 +21,7 @@
  * math-3, are among these rows), `smoke: skipped (…)` without Math-Verify (rewardkit's side still checked),
  * `smoke: DISAGREE (…)` and exit 1 otherwise.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ComputeEngine } from "@cortex-js/compute-engine";
 import type { VerifierPool as Pool } from "../src/engine/pool.js";
@@ -218,6 +218,7 @@ async function main(): Promise<void> {
       encoding: "utf8",
       env: { ...process.env, PYTHONPATH: mvPath },
     });
+    rmSync(dir, { recursive: true, force: true });
     const line = run.stdout.trim().split("\n").pop() ?? "";
     try {
       const mv = JSON.parse(line) as { rate: number; agree: number; n: number };

@@ -14,7 +14,7 @@
  * `http` connections, a fixed number of requests in flight, bodies built by string concatenation so every
  * completion is unique (no verdict-cache hits: the cold, pessimistic case).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,7 @@ let rssLine = "";
 const rows = mathRows();
 
 const dir = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
+process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
 const formatSpec = join(dir, "format.yaml");
 writeFileSync(formatSpec, "name: format-only\ncomponents:\n  - name: format\n    type: think-format\n");
 const SPECS = { math: join(ROOT, "examples/math.yaml"), "format-only": formatSpec };

@@ -45,6 +45,7 @@ if (why) {
 }
 
 const cwd = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
+process.once("exit", () => rmSync(cwd, { recursive: true, force: true })); // also when a round throws
 const env = { PATH: "/usr/bin:/bin", PYTHONHASHSEED: "0" };
 function proc(argv, input) {
   return new Promise((resolve) => {

@@ -15,7 +15,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { registerTemp, unregisterTemp } from "../io/temp.js";
 import { slotGroup } from "./cgroup.js";
+import { interpreterMounts } from "./interpreter.js";
 import { watchMemory } from "./memwatch.js";
 import type { SandboxPool } from "./pool.js";
 import { runProcess } from "./process.js";
@@ -46,6 +48,10 @@ function sandboxEnv(): Record<string, string> {
     PYTHONDONTWRITEBYTECODE: "1",
     PYTHONIOENCODING: "utf-8",
     PYTHONNOUSERSITE: "1",
+    // numpy's BLAS would start a thread per core, and threads count against `prlimit --nproc` (maxProcesses)
+    OPENBLAS_NUM_THREADS: "1",
+    OMP_NUM_THREADS: "1",
+    MKL_NUM_THREADS: "1",
   };
 }
 
@@ -91,7 +97,7 @@ export function tmpfsSizes(limits: SandboxLimits): { tmp: number; shm: number } 
  * `--seccomp 3`: the filter of seccomp.ts, read from descriptor 3. Writable: `/tmp`, `/sandbox` and `/dev/shm`
  * (private tmpfs mounts with `size=`); `/dev` (device nodes only) and the root are read-only.
  */
-function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
+function bwrapArgs(limits: SandboxLimits, rk: string | undefined, extra: string[] = []): string[] {
   const { tmp, shm } = tmpfsSizes(limits);
   const tmpfs = (size: number, at: string): string[] => ["--size", String(size), "--perms", "1777", "--tmpfs", at];
   return [
@@ -115,6 +121,7 @@ function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
     ...tmpfs(tmp, "/tmp"),
     ...tmpfs(tmp, WORK),
     ...(rk ? ["--ro-bind", rk, RK] : []),
+    ...extra.flatMap((d) => ["--ro-bind", d, d]),
     "--remount-ro",
     "/",
     "--chdir",
@@ -240,6 +247,8 @@ export interface LocalOptions {
   uidBase: number;
   /** `false`: no bubblewrap, a plain process with the same limits (`sandbox: none`). */
   isolate: boolean;
+  /** The Python of judge and worker (default `/usr/bin/python3`); under bubblewrap its venv / prefix is bound read-only. */
+  python?: string;
 }
 
 /**
@@ -254,8 +263,11 @@ export interface LocalOptions {
  */
 export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend {
   const root = isRoot();
+  const python = o.python ?? INTERPRETERS.python;
+  let mounts: string[] | undefined; // computed on first use: a missing interpreter is the self-test's to report
   return {
     name: o.isolate ? "bwrap" : "none",
+    key: `${o.isolate ? "bwrap" : "none"} ${python}`,
     run(language: Language, task: HarnessTask, limits: SandboxLimits): Promise<RunReport> {
       return pool.run(async (slot) => {
         let uid: number | undefined;
@@ -277,16 +289,22 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
         const extras: TaskExtras = {};
         if (!o.isolate) extras.bpf = seccompFilter().toString("base64");
         if (rk) extras.nodeCheck = [o.isolate ? `${RK}/node` : join(rk, "node")];
-        const judge = judgeStart(taskPayload(language, task, limits, nonce, extras));
+        const judge = judgeStart(taskPayload(language, task, limits, nonce, extras), python);
         const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
         const drop =
           uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
         let work: string | undefined;
         let argv: string[];
         if (o.isolate) {
-          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk), ...judge.argv];
+          try {
+            mounts ??= python === INTERPRETERS.python ? [] : interpreterMounts(python);
+          } catch (e) {
+            return { statuses: [], messages: new Map(), sandboxError: (e as Error).message, wallMs: 0, stderr: "" };
+          }
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk, mounts), ...judge.argv];
         } else {
           work = mkdtempSync(join(tmpdir(), "rewardkit-work-"));
+          registerTemp(work); // removed at exit too, should the engine be stopped mid-run
           if (uid !== undefined) chownSync(work, uid, uid);
           argv = [...drop, ...prlimitArgs(language, limits, nproc), "/usr/bin/env", "-C", work, ...judge.argv];
         }
@@ -316,7 +334,10 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
           return parseReport(nonce, end);
         } finally {
           unwatch?.();
-          if (work) rmSync(work, { recursive: true, force: true });
+          if (work) {
+            rmSync(work, { recursive: true, force: true });
+            unregisterTemp(work);
+          }
         }
       });
     },

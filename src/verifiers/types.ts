@@ -65,9 +65,11 @@ export interface VerifierDefinition<O = unknown> {
   /**
    * Whether this host can run the verifier with these options at all (the code sandbox's self-test), for
    * `rewardkit check --health` and the server's `/readyz`. Resolves undefined when it can, else why not (one line);
-   * never rejects. Results may be cached per process. Absent: nothing to check.
+   * never rejects. Results may be cached per process. Absent: nothing to check. `sample`: rollouts of the task set
+   * (`rewardkit check --rollouts`), for checks that depend on the data (the code verifier: modules the programs and
+   * tests import that the sandbox lacks).
    */
-  health?(options: O): Promise<string | undefined>;
+  health?(options: O, sample?: readonly Rollout[]): Promise<string | undefined>;
   /**
    * The component's group-context stage, when it has one for these options: it is scored (or its per-rollout score
    * adjusted) after every per-rollout component, from what {@link GroupStage.member} kept of each rollout of the
