@@ -95,11 +95,9 @@ export function tmpfsSizes(limits: SandboxLimits): { tmp: number; shm: number } 
  */
 function bwrapArgs(limits: SandboxLimits, rk: string | undefined, zygote = false): string[] {
   const { tmp, shm } = zygote ? { tmp: 65536, shm: 65536 } : tmpfsSizes(limits);
-  // A zygote keeps what each rollout's set-up needs (new namespaces, its mounts, loopback up) and drops it, with the
+  // A zygote keeps what each rollout's set-up needs (new namespaces, its mounts) and drops it, with the
   // seccomp filter loaded, in the rollout's judge before the worker exists (python-zygote.ts).
-  const caps = zygote
-    ? ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_NET_ADMIN"]
-    : ["--cap-drop", "ALL"];
+  const caps = zygote ? ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"] : ["--cap-drop", "ALL"];
   const tmpfs = (size: number, at: string): string[] => ["--size", String(size), "--perms", "1777", "--tmpfs", at];
   return [
     "/usr/bin/bwrap",
@@ -293,9 +291,9 @@ async function runInZygote(
       nofile: limits.maxOpenFiles,
       tmp,
       shm,
-      stderr: limits.outputLimitBytes,
     },
     limits.runTimeoutMs + 1000,
+    limits.outputLimitBytes,
   );
   if (group.oomKills() > oomBefore) r.end.oomKilled = true;
   // A judge that never announced its nonce reported nothing: a nonce that matches no line makes that a sandbox error.

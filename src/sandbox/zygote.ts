@@ -9,7 +9,7 @@ const STDOUT_CAP = 16 << 20;
 /** Wall time a new zygote may take to import the harness and say it is ready. */
 const START_MS = 20_000;
 
-/** The rollout's limits, applied by the zygote's keeper and judge (python-zygote.ts); sizes in bytes, CPU in seconds. */
+/** The rollout's limits, applied by its judge (python-zygote.ts); sizes in bytes, CPU in seconds. */
 export interface RolloutLimits {
   as: number;
   cpu: number;
@@ -19,8 +19,6 @@ export interface RolloutLimits {
   /** tmpfs sizes: `/tmp` and `/sandbox` each, and `/dev/shm`. */
   tmp: number;
   shm: number;
-  /** Bytes of the rollout's stderr kept. */
-  stderr: number;
 }
 
 /** One rollout through a zygote: the judge's nonce (undefined when it never announced one) and how it ended. */
@@ -35,7 +33,9 @@ interface Pending {
   nonce?: string;
   lines: string[];
   size: number;
-  keeper?: { st?: number; stderr?: string; error?: string };
+  /** The zygote's end record: the judge's wait status and the token that ends the rollout's stderr. */
+  ended?: { st: number | null; token: string };
+  stderrCap: number;
   timedOut: boolean;
   started: number;
   timer: NodeJS.Timeout;
@@ -54,15 +54,21 @@ function decodeStatus(st: number): { exitCode: number | null; signal: NodeJS.Sig
     : { exitCode: null, signal: SIGNALS.get(sig) ?? null };
 }
 
+/** Characters of stderr always kept at the end of the buffer, where the end marker arrives. */
+const TAIL = 256;
+
 /**
  * A pre-started judge for one pool slot: the host's end of python-zygote.ts, running in a long-lived bubblewrap
- * sandbox (`argv`) in the slot's memory cgroup. One rollout at a time. Its process does not keep the engine alive
+ * sandbox in the slot's memory cgroup. One rollout at a time. Its process does not keep the engine alive
  * (unref'd; a rollout in flight does, through its deadline timer), and it dies with the engine (bubblewrap's
- * `--die-with-parent`, and `kill()` at exit).
+ * `--die-with-parent`, and `killZygotes()` at exit).
  */
 export class Zygote {
   private buf = "";
+  /** The current rollout's stderr: its first `stderrCap` characters, then the last TAIL (where the end marker comes). */
+  private errHead = "";
   private errTail = "";
+  private errDropped = 0;
   private pending: Pending | undefined;
   private ready: ((ok: boolean) => void) | undefined;
   private alive = true;
@@ -72,9 +78,7 @@ export class Zygote {
     child.stdout!.setEncoding("utf8");
     child.stdout!.on("data", (s: string) => this.onData(s));
     child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (s: string) => {
-      this.errTail = (this.errTail + s).slice(-4096);
-    });
+    child.stderr!.on("data", (s: string) => this.onStderr(s));
     for (const s of [child.stdin, child.stdio[3]]) (s as NodeJS.WritableStream | null)?.on("error", () => {});
     child.on("error", (e) => {
       this.errTail += String(e);
@@ -100,11 +104,15 @@ export class Zygote {
         if (ok) resolve(z);
         else {
           z.kill();
-          reject(new Error(`the zygote did not start: ${z.errTail.trim().slice(-300) || "no output"}`));
+          reject(new Error(`the zygote did not start: ${(z.errHead + z.errTail).trim().slice(-300) || "no output"}`));
         }
       };
       child.stdin!.write(boot);
     });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
   }
 
   get usable(): boolean {
@@ -134,16 +142,18 @@ export class Zygote {
   /**
    * Runs one rollout: `task` (the judge's JSON; its nonce is the judge's own) goes on the task pipe, the command
    * with `limits` on the command pipe. At `deadlineMs` of wall time the whole sandbox is killed (the zygote with
-   * it: it is restarted for the next rollout). Never rejects.
+   * it: it is restarted for the next rollout). Keeps `stderrCap` characters of the rollout's stderr. Never rejects.
    */
-  run(task: string, limits: RolloutLimits, deadlineMs: number): Promise<ZygoteRun> {
+  run(task: string, limits: RolloutLimits, deadlineMs: number, stderrCap: number): Promise<ZygoteRun> {
     return new Promise((resolve) => {
       const started = performance.now();
       const timer = setTimeout(() => {
         if (this.pending) this.pending.timedOut = true;
         this.kill();
       }, deadlineMs);
-      this.pending = { lines: [], size: 0, timedOut: false, started, timer, resolve };
+      this.errHead = this.errTail = "";
+      this.errDropped = 0;
+      this.pending = { lines: [], size: 0, stderrCap, timedOut: false, started, timer, resolve };
       if (!this.alive) return this.finish();
       const body = Buffer.from(task);
       const len = Buffer.alloc(8);
@@ -170,14 +180,13 @@ export class Zygote {
     }
     const p = this.pending;
     if (!p) return; // nothing else speaks between rollouts
-    if (line.startsWith("rk-zygote-end ")) return this.finish();
-    if (line.startsWith("rk-keeper ")) {
+    if (line.startsWith("rk-zygote-end ")) {
       try {
-        p.keeper = JSON.parse(line.slice("rk-keeper ".length)) as Pending["keeper"];
+        p.ended = JSON.parse(line.slice("rk-zygote-end ".length)) as Pending["ended"];
       } catch {
-        p.keeper = { error: "unreadable keeper record" };
+        p.ended = { st: null, token: "" };
       }
-      return;
+      return this.checkEnd();
     }
     if (p.nonce === undefined && line.startsWith("rk-nonce ")) {
       p.nonce = line.slice("rk-nonce ".length);
@@ -185,6 +194,34 @@ export class Zygote {
     }
     if (p.size < STDOUT_CAP) p.lines.push(line);
     p.size += line.length + 1;
+  }
+
+  private onStderr(s: string): void {
+    const cap = this.pending?.stderrCap ?? 4096;
+    const room = cap - this.errHead.length;
+    if (room > 0 && this.errTail === "") {
+      this.errHead += s.slice(0, room);
+      s = s.slice(room);
+    }
+    const tail = this.errTail + s;
+    this.errDropped += Math.max(0, tail.length - TAIL);
+    this.errTail = tail.slice(-TAIL);
+    this.checkEnd();
+  }
+
+  /** A rollout ends when the zygote's end record has come and its stderr has reached the record's marker. */
+  private checkEnd(): void {
+    const e = this.pending?.ended;
+    if (!e) return;
+    const marker = `\nrk-stderr-end ${e.token}\n`;
+    const all = this.errHead + this.errTail;
+    const at = all.lastIndexOf(marker);
+    if (at < 0) return;
+    const dropped = this.errDropped;
+    if (at < this.errHead.length) this.errHead = this.errHead.slice(0, at);
+    else this.errTail = this.errTail.slice(0, at - this.errHead.length);
+    this.errDropped = Math.max(0, dropped - marker.length);
+    this.finish();
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
@@ -200,24 +237,19 @@ export class Zygote {
     if (!p) return;
     this.pending = undefined;
     clearTimeout(p.timer);
-    const k = p.keeper;
-    let status = this.exit;
-    let stderr = "";
-    if (k && typeof k.st === "number") {
-      status = decodeStatus(k.st);
-      stderr = k.stderr ?? "";
-    } else {
-      stderr = `${k?.error ? `the zygote's keeper failed: ${k.error}\n` : ""}${this.errTail}`;
-      if (this.alive) status = { exitCode: null, signal: "SIGKILL" }; // the keeper ended without its record
-    }
+    const st = p.ended?.st;
+    const status = typeof st === "number" ? decodeStatus(st) : this.exit;
+    const over = this.errDropped > 0 ? `\n[… ${this.errDropped} more bytes dropped]` : "";
     const end: ProcessEnd = {
       stdout: p.lines.join("\n") + "\n",
-      stderr,
+      stderr: this.errHead + (this.errDropped > 0 ? over : "") + this.errTail,
       timedOut: p.timedOut,
       ...status,
       wallMs: performance.now() - p.started,
     };
-    const reusable = this.alive && !p.timedOut && status.exitCode === 0 && k?.st !== undefined;
+    this.errHead = this.errTail = "";
+    this.errDropped = 0;
+    const reusable = this.alive && !p.timedOut && typeof st === "number" && status.exitCode === 0;
     if (!reusable) this.kill();
     p.resolve({ nonce: p.nonce, end, reusable });
   }
@@ -233,6 +265,11 @@ const held = new WeakMap<object, Map<number, Held>>();
 const everyZygote = new Set<Zygote>();
 /** Why zygotes cannot start here, once seen: the engine's later runs go without. */
 let broken: string | undefined;
+
+/** The host pids (bubblewrap's outer process) of this engine's live zygotes: for tests. */
+export function zygotePids(): number[] {
+  return [...everyZygote].filter((z) => z.usable).map((z) => z.pid);
+}
 
 /** Kills every zygote of this engine (at exit, before the memory groups are removed: see cgroup.ts). */
 export function killZygotes(): void {
