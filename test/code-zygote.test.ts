@@ -32,18 +32,21 @@ libc = ctypes.CDLL(None, use_errno=True)
 def f(x):
     seen = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
     traced = [p for p in range(1, 4096) if libc.ptrace(16, p, 0, 0) == 0]  # PTRACE_ATTACH
-    for fd in range(1024):  # forged commands and end records on every descriptor this process can reach
+    for fd in set(range(1024)) - {3, 4}:  # forged commands and end records on every descriptor but its own channel
         for data in (b'{"op": "run", "limits": {}}\n', b"\nrk-zygote-end {\"st\": 0, \"token\": \"x\"}\n"):
             try:
                 os.write(fd, data)
             except OSError:
                 pass
-    for pid in range(1, 4096):
+    for pid in set(range(1, 4096)) - {os.getpid()}:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    os.kill(-1, signal.SIGKILL)
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
     return [seen, traced]
 `;
 
