@@ -107,7 +107,7 @@ export class Zygote {
           reject(new Error(`the zygote did not start: ${(z.errHead + z.errTail).trim().slice(-300) || "no output"}`));
         }
       };
-      child.stdin!.write(boot);
+      child.stdin.write(boot);
     });
   }
 
@@ -299,7 +299,7 @@ export async function slotZygote(
 ): Promise<Zygote | undefined> {
   if (broken !== undefined) return undefined;
   let slots = held.get(pool);
-  if (!slots) held.set(pool, (slots = new Map()));
+  if (!slots) held.set(pool, (slots = new Map<number, Held>()));
   const h = slots.get(slot);
   if (h) {
     const z = await h.zygote;
