@@ -7,7 +7,7 @@ import type { ProcessEnd } from "./report.js";
 /** Bytes of one rollout's stdout kept (as process.ts). */
 const STDOUT_CAP = 16 << 20;
 /** Wall time a new zygote may take to import the harness and say it is ready. */
-const START_MS = 20_000;
+const START_MS = 60_000;
 
 /** The rollout's limits, applied by its judge (python-zygote.ts); sizes in bytes, CPU in seconds. */
 export interface RolloutLimits {
@@ -59,8 +59,8 @@ const TAIL = 256;
 
 /**
  * A pre-started judge for one pool slot: the host's end of python-zygote.ts, running in a long-lived bubblewrap
- * sandbox in the slot's memory cgroup. One rollout at a time. Its process does not keep the engine alive
- * (unref'd; a rollout in flight does, through its deadline timer), and it dies with the engine (bubblewrap's
+ * sandbox in the slot's memory cgroup. One rollout at a time. It keeps the engine alive only while it starts or runs
+ * a rollout (see hold), and it dies with the engine (bubblewrap's
  * `--die-with-parent`, and `killZygotes()` at exit).
  */
 export class Zygote {
@@ -85,8 +85,15 @@ export class Zygote {
       this.onExit(127, null);
     });
     child.on("close", (code, signal) => this.onExit(code, signal));
-    child.unref();
-    for (const s of child.stdio) (s as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /**
+   * Whether the zygote keeps the engine alive: while it starts or runs a rollout (until its end, after a kill too:
+   * the engine must not exit before a killed sandbox's end is seen), not while it waits for the next one.
+   */
+  private hold(on: boolean): void {
+    const handles = [this.child, ...this.child.stdio] as unknown as ({ ref?: () => void; unref?: () => void } | null)[];
+    for (const h of handles) (on ? h?.ref : h?.unref)?.call(h);
   }
 
   /**
@@ -101,6 +108,7 @@ export class Zygote {
       z.ready = (ok) => {
         clearTimeout(timer);
         z.ready = undefined;
+        z.hold(false);
         if (ok) resolve(z);
         else {
           z.kill();
@@ -124,8 +132,7 @@ export class Zygote {
     if (!this.alive) return Promise.resolve();
     return new Promise((resolve) => {
       this.child.once("close", () => resolve());
-      this.child.ref(); // awaited: keep the engine alive until it has ended
-      for (const s of this.child.stdio) (s as unknown as { ref?: () => void } | null)?.ref?.();
+      this.hold(true); // awaited: keep the engine alive until it has ended
       this.child.stdin!.end();
     });
   }
@@ -155,6 +162,7 @@ export class Zygote {
       this.errDropped = 0;
       this.pending = { lines: [], size: 0, stderrCap, timedOut: false, started, timer, resolve };
       if (!this.alive) return this.finish();
+      this.hold(true);
       const body = Buffer.from(task);
       const len = Buffer.alloc(8);
       len.writeBigUInt64LE(BigInt(body.length));
@@ -227,6 +235,7 @@ export class Zygote {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (!this.alive) return;
     this.alive = false;
+    this.hold(false);
     this.exit = { exitCode: code, signal };
     this.ready?.(false);
     if (this.pending) this.finish();
@@ -250,7 +259,8 @@ export class Zygote {
     this.errHead = this.errTail = "";
     this.errDropped = 0;
     const reusable = this.alive && !p.timedOut && typeof st === "number" && status.exitCode === 0;
-    if (!reusable) this.kill();
+    if (reusable) this.hold(false);
+    else this.kill(); // held until its end (onExit), which the engine waits for
     p.resolve({ nonce: p.nonce, end, reusable });
   }
 }
