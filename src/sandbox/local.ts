@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { registerTemp, unregisterTemp } from "../io/temp.js";
 import { slotGroup } from "./cgroup.js";
 import { interpreterMounts } from "./interpreter.js";
+import type { RunGroup } from "./cgroup.js";
 import { watchMemory } from "./memwatch.js";
 import type { SandboxPool } from "./pool.js";
 import { runProcess } from "./process.js";
@@ -28,6 +29,7 @@ import type { TaskExtras } from "./task.js";
 import type { HarnessTask, Language, RunReport, SandboxBackend, SandboxLimits } from "./types.js";
 import { lockUids } from "./uids.js";
 import type { UidLease } from "./uids.js";
+import { slotZygote, Zygote } from "./zygote.js";
 
 export { INTERPRETERS } from "./task.js";
 
@@ -97,8 +99,11 @@ export function tmpfsSizes(limits: SandboxLimits): { tmp: number; shm: number } 
  * `--seccomp 3`: the filter of seccomp.ts, read from descriptor 3. Writable: `/tmp`, `/sandbox` and `/dev/shm`
  * (private tmpfs mounts with `size=`); `/dev` (device nodes only) and the root are read-only.
  */
-function bwrapArgs(limits: SandboxLimits, rk: string | undefined, extra: string[] = []): string[] {
-  const { tmp, shm } = tmpfsSizes(limits);
+function bwrapArgs(limits: SandboxLimits, rk: string | undefined, extra: string[] = [], zygote = false): string[] {
+  const { tmp, shm } = zygote ? { tmp: 65536, shm: 65536 } : tmpfsSizes(limits);
+  // A zygote keeps what each rollout's set-up needs (new namespaces, its mounts) and drops it, with the
+  // seccomp filter loaded, in the rollout's judge before the worker exists (python-zygote.ts).
+  const caps = zygote ? ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"] : ["--cap-drop", "ALL"];
   const tmpfs = (size: number, at: string): string[] => ["--size", String(size), "--perms", "1777", "--tmpfs", at];
   return [
     "/usr/bin/bwrap",
@@ -108,8 +113,7 @@ function bwrapArgs(limits: SandboxLimits, rk: string | undefined, extra: string[
     "--die-with-parent",
     "--new-session",
     "--as-pid-1",
-    "--cap-drop",
-    "ALL",
+    ...caps,
     ...systemMounts(),
     "--proc",
     "/proc",
@@ -130,8 +134,7 @@ function bwrapArgs(limits: SandboxLimits, rk: string | undefined, extra: string[
     "sandbox",
     "--clearenv",
     ...Object.entries(sandboxEnv()).flatMap(([k, v]) => ["--setenv", k, v]),
-    "--seccomp",
-    "3",
+    ...(zygote ? [] : ["--seccomp", "3"]),
   ];
 }
 
@@ -249,6 +252,61 @@ export interface LocalOptions {
   isolate: boolean;
   /** The Python of judge and worker (default `/usr/bin/python3`); under bubblewrap its venv / prefix is bound read-only. */
   python?: string;
+  /** `false`: no zygote, one fresh sandbox and interpreter per rollout (also `REWARDKIT_ZYGOTE=off`). Default true. */
+  zygote?: boolean;
+}
+
+/**
+ * A Python rollout through the slot's zygote (zygote.ts, python-zygote.ts): a long-lived bubblewrap sandbox in the
+ * slot's memory group whose first process forks each rollout's judge into fresh namespaces and tmpfs mounts.
+ * Undefined when no zygote can start here (the caller then runs a sandbox of its own).
+ */
+async function runInZygote(
+  pool: SandboxPool,
+  slot: number,
+  uid: number | undefined,
+  group: RunGroup,
+  task: HarnessTask,
+  limits: SandboxLimits,
+): Promise<RunReport | undefined> {
+  const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
+  const z = await slotZygote(pool, slot, `${uid}:${limits.memoryMb}`, () => {
+    const judge = judgeStart("");
+    const hello = JSON.stringify({ op: "hello", bpf: seccompFilter().toString("base64") }) + "\n";
+    const argv = [
+      "/bin/sh",
+      "-c",
+      'echo 0 > "$0" && exec "$@"',
+      group.procs,
+      ...drop,
+      ...bwrapArgs(limits, undefined, [], true),
+    ];
+    return Zygote.start(
+      [...argv, ...judge.argv, "zygote"],
+      sandboxEnv(),
+      Buffer.concat([judge.stdin, Buffer.from(hello)]),
+    );
+  });
+  if (!z) return undefined;
+  const { tmp, shm } = tmpfsSizes(limits);
+  const oomBefore = group.oomKills();
+  const r = await z.run(
+    taskPayload("python", task, limits, ""),
+    {
+      as: addressSpaceMb("python", limits.memoryMb) * MIB,
+      cpu: Math.ceil(limits.runTimeoutMs / 1000) + 1,
+      nproc: limits.maxProcesses + 2, // the zygote and the rollout's keeper run as the slot's uid too
+      fsize: limits.maxFileMb * MIB,
+      nofile: limits.maxOpenFiles,
+      tmp,
+      shm,
+    },
+    limits.runTimeoutMs + 1000,
+    limits.outputLimitBytes,
+  );
+  if (group.oomKills() > oomBefore) r.end.oomKilled = true;
+  // A judge that never announced its nonce reported nothing: a nonce that matches no line makes that a sandbox error.
+  return parseReport(r.nonce ?? randomBytes(12).toString("hex"), r.end);
 }
 
 /**
@@ -277,6 +335,13 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
           } catch (e) {
             return { statuses: [], messages: new Map(), sandboxError: (e as Error).message, wallMs: 0, stderr: "" };
           }
+        }
+        // the zygote runs the default interpreter; a configured one (`python:`) gets a sandbox of its own per rollout
+        const zygote = o.zygote !== false && process.env.REWARDKIT_ZYGOTE !== "off" && python === INTERPRETERS.python;
+        if (o.isolate && language === "python" && zygote) {
+          const group = root ? await slotGroup(slot, limits.memoryMb) : undefined;
+          const report = group && (await runInZygote(pool, slot, uid, group, task, limits));
+          if (report) return report;
         }
         const nonce = randomBytes(12).toString("hex");
         const jsTest = language === "javascript" && task.kind === "assert";
