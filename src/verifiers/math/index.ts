@@ -42,7 +42,11 @@ function resolveOptions(options: Partial<MathOptions> | undefined): MathOptions 
   return o;
 }
 
+const cacheOf = new WeakMap<MathOptions, { cache: BoundedCache<Verdict>; prefix: string }>();
+
 function cacheFor(o: MathOptions): { cache: BoundedCache<Verdict>; prefix: string } {
+  const known = cacheOf.get(o);
+  if (known) return known;
   const prefix = `${o.percent}|${o.relTol}|${o.sampleTol}|${o.samplePoints}|${o.seed}|${o.maxBits}`;
   const id = `${prefix}|${o.cacheSize}`;
   let cache = caches.get(id);
@@ -50,6 +54,7 @@ function cacheFor(o: MathOptions): { cache: BoundedCache<Verdict>; prefix: strin
     cache = new BoundedCache<Verdict>(o.cacheSize);
     caches.set(id, cache);
   }
+  cacheOf.set(o, { cache, prefix });
   return { cache, prefix };
 }
 
@@ -436,11 +441,13 @@ function verifyOne(
   prompt?: string,
 ): ComponentResult | Promise<ComponentResult> {
   if (d !== WORKER && typeof reference === "string" && reference.length > INLINE.reference) throw HAND_OVER;
-  const g = goldText(reference);
+  const known = golds.get(referenceKey(reference));
+  const g = known ? known.g : goldText(reference);
   if (g === null) return unscorable("no_reference", { extracted: null });
   if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });
   if (g.length > d.maxAnswer) throw HAND_OVER;
-  const gold = normalizeAnswer(g);
+  const gold = known ? known.gold : normalizeAnswer(g);
+  if (!known) golds.set(referenceKey(reference), { g, gold });
   if (gold.s === "") return unscorable("no_reference", { extracted: null });
   if (refused(gold, o)) return unscorable("parse_error", { extracted: null, side: "reference" });
   let text: string | null = completion;
@@ -479,9 +486,20 @@ function verifyOne(
   return then(d.verdict(gold, pred, o), (v) => toResult(v, ex.answer));
 }
 
+/**
+ * A reference's gold answer text and its normalization, by reference (a group's rollouts share one reference: it is
+ * read once). Pure functions of the reference, so a hit is what reading it again would give.
+ */
+const golds = new BoundedCache<{ g: string; gold: Normalized }>(4096);
+
+function referenceKey(reference: string | number | bigint): string {
+  return typeof reference === "string" ? `s${reference}` : `${typeof reference}${String(reference)}`;
+}
+
 /** Empties the verdict caches of this thread (benchmarks measure cold runs with it). */
 export function clearMathCache(): void {
   for (const c of caches.values()) c.clear();
+  golds.clear();
 }
 
 /**
