@@ -62,6 +62,9 @@ export function predictedOption(answer: string, tail = ""): PredOption | null {
   return { letter, text };
 }
 
+/** How much of the end of a completion {@link affirmedOption} reads. */
+const TAIL = 2000;
+
 /** Nouns after which capital letters name things, not options: `point B`, `vertices A and C`, `set C`. */
 const NAMED =
   /(?:point|vertex|vertice|line|segment|side|angle|triangle|square|circle|plane|set|matrix|city|town|village|house|box|bag|urn|team|player|person|student|machine|car|train|pipe|tank|group|type|vitamin|grade|class|room|node|site|region|zone|block|row|column|figure|table|graph|curve|particle|object|body|charge|sphere|ball|state|country|company|store|shop|factory|route|path|road|station|port|island|planet|star|gene|allele|strain|sample|species|compound|substance|element|reaction|step|stage|phase|version|model|method|plan|person|friend|brother|sister|mr|mrs|ms)(?:e?s)?\.?\s+(?:[A-J]\s*(?:,|and|or|&)\s*)*$/i;
@@ -80,7 +83,8 @@ const OPTION_TOKEN = /\(\s?([A-J])\s?\)|\*\*([A-J])\*\*|(?<![A-Za-z0-9\\_^{'’-
  * the text names no option.
  */
 export function affirmedOption(completion: string, dollars: DollarMode = "auto"): string | null {
-  const t = prepareText(completion, dollars); // exclusions blanked
+  // the conclusion: the last 2 000 characters (bounded work on any text)
+  const t = prepareText(completion.length > TAIL ? completion.slice(-TAIL) : completion, dollars); // exclusions blanked
   // the last option token, then every token of its sentence
   let lastAt = -1;
   const found: { at: number; letter: string }[] = [];
@@ -101,7 +105,7 @@ export function affirmedOption(completion: string, dollars: DollarMode = "auto")
   }
   if (lastAt < 0) return null;
   let start = lastAt;
-  while (start > 0 && !/[.!?。！？\n]/.test(t[start - 1] as string)) start--;
+  while (start > 0 && lastAt - start < 400 && !/[.!?。！？\n]/.test(t[start - 1] as string)) start--;
   // `D. it …`: a letter that ends its own sentence is that sentence
   const letters = [...new Set(found.filter((f) => f.at >= start).map((f) => f.letter))];
   return letters.join(", ");

@@ -144,7 +144,13 @@ export function unitRelation(gold: string | undefined, pred: string | undefined)
   // value_gold = value_pred · (p / g)^power
   const num = (pn * gd) ** BigInt(g.power);
   const den = (pd * gn) ** BigInt(g.power);
-  return { kind: "scale", num, den };
+  const d = gcd(num, den);
+  return { kind: "scale", num: num / d, den: den / d };
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
 }
 
 /** `v` (a normalized lone value) in the gold's unit: `\frac{(v)\cdot num}{den}`. */
