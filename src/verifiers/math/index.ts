@@ -163,10 +163,10 @@ function loneValue(s: string): boolean {
 }
 
 /**
- * Units dropped by normalization must not make a confident 0: a `false` verdict becomes `undecidable`
+ * Degree signs dropped by normalization must not make a confident 0: a `false` verdict becomes `undecidable`
  * when one side is an angle in degrees and the other an expression in `\pi` that equals it in radians
- * (`30^\circ` vs `\frac{\pi}{6}`), when a degree sign could not be read (`\sin x^\circ`), or when the two
- * sides carry different units of one dimension (`5.4 \text{ cents}` vs `\$0.054`, `2 m` vs `200 cm`).
+ * (`30^\circ` vs `\frac{\pi}{6}`) or when a degree sign could not be read (`\sin x^\circ`). Other units are
+ * compared by {@link compareWithUnits}.
  */
 function unitPolicy(gold: Normalized, pred: Normalized, v: Verdict, o: MathOptions): Verdict {
   if (v.outcome !== false) return v;
@@ -288,8 +288,9 @@ function severalBoxes(
  *   (missing/empty reference), `no_answer` (nothing extracted), `parse_error` (a side does not parse,
  *   is longer than `maxAnswerChars` or nested deeper than 64 brackets; two parse errors never match),
  *   `invalid_reference` (a reference of another shape: object, empty array, boolean, `NaN`),
- *   `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling, degrees vs radians or two units of
- *   one dimension that differ as bare numbers).
+ *   `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling, degrees vs radians, or two units of
+ *   one dimension without a fixed factor that differ as bare numbers); with `options.partialCredit`, a wrong
+ *   answer to a numeric gold scores in [0, 1) by its distance (`partial.ts`, `details.partial`).
  *   `details.extracted` holds the raw extracted answer (`null` if none) and `details.method` the
  *   deciding method (`fast` | `cas` | `sampling` | `string`). Synchronous, except the first time the
  *   CAS is needed in a process: then a Promise (the engine is imported once, ~0.25 s).
