@@ -8,6 +8,10 @@
 // Run: npm run build && npm run bench:advantages   [-- --n 1000000 --group 16 --rounds 9 --only grpo,gdpo]
 // numpy: Debian's python3-numpy (`apt-get update && apt-get install -y python3-numpy` as root); without it the
 // numpy columns are skipped with a message.
+// The estimator list is the registry's: an estimator with no numpy version in bench/advantages.py stops the run
+// (exit 1, naming it), and so does an output that differs from numpy's by more than 1e-9.
+// BENCH_SMOKE=1: 4 096 rollouts, one round, the API comparison left out; the last line says `smoke: agree (…)`,
+// `smoke: skipped (…)` (no numpy) or `smoke: DISAGREE (…)` (exit 1). test/bench-smoke.test.ts runs it.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,10 +26,12 @@ const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : def;
 };
-const n = Number(arg("n", 1_000_000));
+const SMOKE = process.env.BENCH_SMOKE === "1";
+const n = Number(arg("n", SMOKE ? 4096 : 1_000_000));
 const gs = Number(arg("group", 16));
 const K = 4;
-const rounds = Math.max(7, Number(arg("rounds", 9)));
+const rounds = SMOKE ? 1 : Math.max(7, Number(arg("rounds", 9)));
+const TOLERANCE = 1e-9; // max |Δ| against numpy (the golden tests hold 1e-12 on small batches)
 const only = arg("only", "");
 const G = Math.floor(n / gs);
 const N = G * gs;
@@ -68,6 +74,8 @@ const input = {
   strata,
 };
 
+// the peer convention each estimator is timed with (verl's, as the golden tests), and explicit options
+const options = { reinforce_pp: { whiten: "token" } }; // verl's masked_whiten over the response tokens
 const presets = {
   grpo: "verl",
   dr_grpo: "verl",
@@ -84,6 +92,7 @@ const resolved = Object.fromEntries(
     const est = getEstimator(name);
     const raw = {
       ...(presets[name] ? presetOptions(name, presets[name]) : {}),
+      ...(options[name] ?? {}),
       ...(MULTI_COMPONENT.includes(name) ? { weights } : {}),
     };
     return [name, { est, opts: est.options.parse(raw) }];
@@ -115,11 +124,23 @@ if (probe.status !== 0) {
   const child = spawn(
     "python3",
     [new URL("./advantages.py", import.meta.url).pathname, dir, String(N), String(K), names.join(",")],
-    { stdio: ["pipe", "pipe", "inherit"] },
+    { stdio: ["pipe", "pipe", "pipe"] },
   );
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    process.stderr.write(d);
+  });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async () => (await lines.next()).value;
-  if ((await next()) !== "ready") throw new Error("numpy worker did not start");
+  if ((await next()) !== "ready") {
+    // bench/advantages.py names the estimators it lacks (exit 2) before it loads anything
+    const why = stderr.trim().split("\n").pop() || "no output";
+    console.error(`bench:advantages: the numpy worker did not start: ${why}`);
+    if (SMOKE) console.log(`smoke: DISAGREE (${why})`);
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(1);
+  }
   py = { child, call: async (name) => (child.stdin.write(`${name}\n`), JSON.parse(await next()).s) };
   npNote = `numpy ${probe.stdout.trim()} (bincount over group ids)`;
 }
@@ -157,6 +178,7 @@ try {
     `${"estimator".padEnd(22)} ${"kind".padEnd(6)} ${"rewardkit".padStart(10)} ${"numpy".padStart(10)} ${"ratio".padStart(7)}  ${"paired [min … max]".padStart(22)}  ${"max |Δ|".padStart(9)}  ${"fresh".padStart(9)} ${"ratio".padStart(6)}`,
   );
   let slowMulti = 0;
+  const diverged = [];
   for (const name of names) {
     const kind = MULTI_COMPONENT.includes(name) ? "multi" : "single";
     const mr = median(rk[name]);
@@ -167,7 +189,14 @@ try {
       const paired = rk[name].map((t, i) => np[name][i] / t);
       const ref = new Float64Array(readFileSync(join(dir, `np-${name}.f64`)).buffer.slice(0));
       let maxDiff = 0;
-      for (let i = 0; i < N; i++) maxDiff = Math.max(maxDiff, Math.abs(ref[i] - outputs[name][i]));
+      for (let i = 0; i < N; i++) {
+        const a = ref[i];
+        const b = outputs[name][i];
+        if (a !== a || b !== b)
+          maxDiff = a !== a && b !== b ? maxDiff : Infinity; // NaN on one side only
+        else maxDiff = Math.max(maxDiff, Math.abs(a - b));
+      }
+      if (!(maxDiff <= TOLERANCE)) diverged.push(`${name} ${maxDiff.toExponential(1)}`);
       if (kind === "multi" && mn / mr < 1) slowMulti++;
       cols = `${fmt(mn).padStart(10)} ${`${(mn / mr).toFixed(2)}×`.padStart(7)}  ${`${median(paired).toFixed(2)} [${Math.min(...paired).toFixed(2)} … ${Math.max(...paired).toFixed(2)}]`.padStart(22)}  ${maxDiff.toExponential(1).padStart(9)}  ${fmt(mf).padStart(9)} ${`${(mn / mf).toFixed(2)}×`.padStart(6)}`;
     }
@@ -178,12 +207,20 @@ try {
   );
   console.log("rewardkit writes into a reused output buffer (out=); fresh = a new output array per call.");
   if (slowMulti) console.log(`${slowMulti} multi-component estimator(s) slower than numpy`);
+  if (!py) {
+    if (SMOKE) console.log(`smoke: skipped (${npNote})`);
+  } else if (diverged.length) {
+    console.log(
+      `${SMOKE ? "smoke: DISAGREE" : "outputs differ from numpy"} (max |Δ| > ${TOLERANCE}: ${diverged.join(", ")})`,
+    );
+    process.exitCode = 1;
+  } else if (SMOKE) console.log(`smoke: agree (${names.length} estimators, max |Δ| ≤ ${TOLERANCE} against numpy)`);
 
   // the one-call API: plain arrays and string group ids (what a user passes) against the kernel on typed arrays
   const plainRewards = Array.from(rewards);
   const keys = Array.from(groupIds, (g) => `prompt-${g}`);
   const plainComps = Object.fromEntries(names4.map((k, j) => [k, Array.from(comps[j])]));
-  const api = ["grpo", "gdpo"].filter((x) => names.includes(x));
+  const api = SMOKE ? [] : ["grpo", "gdpo"].filter((x) => names.includes(x));
   const times = Object.fromEntries(
     api.flatMap((x) => [
       [`${x}:api`, []],

@@ -4,6 +4,8 @@ each estimator's output once (for the max |Δ| column), prints "ready", then ans
 one timed call `{"s": seconds}` on stdout, so the driver can interleave numpy and rewardkit call by call.
 
 Usage (by the driver): python3 bench/advantages.py <dir> <n> <components> <names,comma,separated>
+The names come from rewardkit's estimator registry: a name without a function here exits 2 before any timing,
+naming it (the driver stops and says so), so a new estimator cannot go unbenchmarked.
 Group ids are arbitrary integers (np.bincount), not a reshape: the layout any real batch has."""
 import json, sys, time
 import numpy as np
@@ -58,6 +60,10 @@ def rloo():
 
 def reinforce_pp_baseline():  # verl: r − μ, masked_whiten over tokens (weights = lengths)
     return whiten(gstats(R)[1], L)
+
+
+def reinforce_pp():  # verl compute_reinforce_plus_plus_outcome_advantage: every token's return is r (γ = 1), masked_whiten
+    return whiten(R, L)
 
 
 def opo():
@@ -171,7 +177,11 @@ def rdpo(tol=1e-10):
     return out
 
 
-FNS = {f.__name__: f for f in [grpo, dr_grpo, rloo, reinforce_pp_baseline, opo, grpo_passk, gpg, rank, stratified, gdpo, mo_grpo, corr_grpo, rdpo]}
+FNS = {f.__name__: f for f in [grpo, dr_grpo, rloo, reinforce_pp_baseline, reinforce_pp, opo, grpo_passk, gpg, rank, stratified, gdpo, mo_grpo, corr_grpo, rdpo]}
+missing = [n for n in names if n not in FNS]
+if missing:
+    print(f"bench/advantages.py has no numpy version of {', '.join(missing)}: add one (the formula is in the estimator's docstring)", file=sys.stderr)
+    sys.exit(2)
 for name in names:
     np.ascontiguousarray(FNS[name](), dtype=np.float64).tofile(f"{d}/np-{name}.f64")
 print("ready", flush=True)

@@ -5,6 +5,10 @@
  * remotes added with `addSchema`), on examples/data/json-schema-suite.jsonl (draft2020-12 + draft7 required tests).
  * Prints agreement with and without the `refRemote*` files (the acceptance check skips them) and a time ratio.
  *
+ * BENCH_SMOKE=1 (test/bench-smoke.test.ts): the first 200 tests only; the last line is `smoke: agree (…)` when both
+ * libraries agree with the suite's verdicts on ≥ 95 % of them (refRemote files left out), else `smoke: DISAGREE (…)`
+ * and exit 1. No speed is judged.
+ *
  * Run:  npm run bench:json-schema
  * (from the repository root; `dist-check/` is git-ignored scratch output).
  */
@@ -23,9 +27,11 @@ interface Row {
   labels: { valid: boolean };
 }
 const REMOTES = "examples/data/json-schema-remotes";
+const SMOKE = process.env.BENCH_SMOKE === "1";
 const rows = readFileSync("examples/data/json-schema-suite.jsonl", "utf8")
   .trim()
   .split("\n")
+  .slice(0, SMOKE ? 200 : undefined)
   .map((l) => JSON.parse(l) as Row);
 const doc = (r: Row): unknown =>
   JSON.parse(
@@ -123,6 +129,15 @@ async function main(): Promise<void> {
     console.log(
       `| ${m.name} | ${m.all}/${m.nAll} = ${((100 * m.all) / m.nAll).toFixed(2)} % | ${m.noRemote}/${m.nNoRemote} = ${((100 * m.noRemote) / m.nNoRemote).toFixed(2)} % | ${m.ms.toFixed(0)} ms | ${(m.ms / hyper.ms).toFixed(2)} |`,
     );
+  }
+  if (SMOKE) {
+    const sides = [hyper, ajv].map((m) => `${m.name} ${m.noRemote}/${m.nNoRemote}`).join(", ");
+    if ([hyper, ajv].every((m) => m.noRemote >= 0.95 * m.nNoRemote))
+      console.log(`smoke: agree (with the suite's verdicts, no refRemote: ${sides})`);
+    else {
+      console.log(`smoke: DISAGREE (below 95 % of the suite's verdicts: ${sides})`);
+      process.exitCode = 1;
+    }
   }
 }
 

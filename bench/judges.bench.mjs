@@ -5,9 +5,12 @@
 // (global fetch, and node:http with a keep-alive agent — the transport rewardkit's client uses) with the same
 // concurrency against the same server: the best any client could do on this machine. Medians of interleaved runs.
 // Run: npm run bench:judges   [-- --n 1000 --latency 20 --concurrency 32 --repeats 5]
+// BENCH_SMOKE=1 (test/bench-smoke.test.ts): 64 rollouts, 5 ms, concurrency 8, one run; the last line is
+// `smoke: agree (…)` when every rollout's judge score is the replayed rating (7 on 1–10: 2/3), else `smoke: DISAGREE (…)`
+// and exit 1. No speed is judged.
 import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileSpec } from "../dist/spec/compile.js";
@@ -17,10 +20,11 @@ const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : def;
 };
-const N = arg("n", 1000);
-const LATENCY = arg("latency", 20);
-const C = arg("concurrency", 32);
-const REPEATS = arg("repeats", 5);
+const SMOKE = process.env.BENCH_SMOKE === "1";
+const N = arg("n", SMOKE ? 64 : 1000);
+const LATENCY = arg("latency", SMOKE ? 5 : 20);
+const C = arg("concurrency", SMOKE ? 8 : 32);
+const REPEATS = SMOKE ? 1 : arg("repeats", 5);
 
 const SERVER = `
 const http = require("node:http");
@@ -42,6 +46,7 @@ const port = await new Promise((ok) => server.stdout.once("data", (d) => ok(Numb
 const url = `http://127.0.0.1:${port}/v1`;
 const dir = mkdtempSync(join(tmpdir(), "rk-bench-judges-"));
 
+let lastJudge;
 try {
   let run = 0;
   async function judgeRun() {
@@ -76,6 +81,14 @@ try {
     const ms = performance.now() - t0;
     if (s.judges.judge.calls !== N || s.components.judge.mean === null)
       throw new Error(`bad run: ${JSON.stringify(s.judges)}`);
+    if (SMOKE) {
+      // the replay answers "Rating: [[7]]" to every request: mt-bench's (7 − 1)/9 for each rollout
+      const scored = readFileSync(join(dir, `out-${run}.jsonl`), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      lastJudge = { rollouts: scored.length, off: scored.filter((r) => Math.abs(r.reward - 2 / 3) > 1e-6).length };
+    }
     return ms;
   }
   async function bareRun() {
@@ -152,6 +165,13 @@ try {
   console.log(
     `  rewardkit score (judge)   ${j.toFixed(0)} ms   ${(j / ideal).toFixed(3)}x ideal   ${(j / h).toFixed(3)}x bare node:http   (target < 1.5x ideal)`,
   );
+  if (SMOKE) {
+    const ok = lastJudge.rollouts === N && lastJudge.off === 0;
+    console.log(
+      `smoke: ${ok ? "agree" : "DISAGREE"} (${lastJudge.rollouts}/${N} rollouts scored, ${lastJudge.off} not the replayed rating 7 → 2/3)`,
+    );
+    if (!ok) process.exitCode = 1;
+  }
 } finally {
   server.kill();
   rmSync(dir, { recursive: true, force: true });

@@ -12,6 +12,10 @@
  * carries a unique tag in the cold pass, so no cache (the replica's or the store's) holds its verdict; the warm pass
  * then replays the cold pass's rollouts under new request ids: every verdict is a cache hit.
  *
+ * BENCH_SMOKE=1 (test/bench-smoke.test.ts): 1 replica without a store and 2 replicas on Redis, one request of 8 groups
+ * to each; the last line is `smoke: agree (…)` when both fleets give every rollout the same reward and advantage,
+ * `smoke: skipped (…)` without redis-server, else `smoke: DISAGREE (…)` and exit 1. No speed is judged.
+ *
  * Cells are interleaved (each repetition runs every configuration, in a rotated order) and reported as median
  * (min–max) over the repetitions. Per cell: server CPU (user + system of every replica, from /proc) per rollout,
  * the replicas' wait on the store (`rewardkit_store_seconds_total`) per rollout, and Redis's own CPU per rollout.
@@ -31,9 +35,11 @@ const JOBS = String(process.env.BENCH_JOBS ?? 1);
 const GROUPS_PER_REQUEST = 8;
 const SPEC = join(ROOT, "examples/math.yaml");
 
+const SMOKE = process.env.BENCH_SMOKE === "1";
 if (spawnSync("redis-server", ["--version"]).status !== 0) {
   console.error("bench:scale needs redis-server on PATH (Debian: apt-get install redis-server)");
-  process.exit(1);
+  if (SMOKE) console.log("smoke: skipped (redis-server not on PATH)");
+  process.exit(SMOKE ? 0 : 1);
 }
 
 const rows = mathRows();
@@ -177,7 +183,7 @@ const CONFIGS = [
   { name: "1 replica, --store", replicas: 1, store: true },
   { name: "2 replicas, --store", replicas: 2, store: true },
   { name: "4 replicas, --store", replicas: 4, store: true },
-];
+].filter((c) => !SMOKE || c.name === "1 replica, no store" || c.name === "2 replicas, --store");
 const fleets = await Promise.all(
   CONFIGS.map((c) =>
     Promise.all(
@@ -197,6 +203,27 @@ console.log(
     .join(" ")}; ` +
     `${SECONDS} s per cell, ${REPS} interleaved repetitions, ${CONCURRENCY} requests of 64 rollouts in flight, -j ${JOBS} per replica, redis-server ${/v=(\S+)/.exec(spawnSync("redis-server", ["--version"], { encoding: "utf8" }).stdout)?.[1] ?? "?"}`,
 );
+
+if (SMOKE) {
+  // one request of 8 groups to each fleet (the same body, its own request id): the same rewards and advantages
+  const q = coldRequest();
+  const answers = await Promise.all(
+    fleets.map(async (fleet, i) => {
+      const s = fleet[hash(q.group) % fleet.length];
+      const r = await request(undefined, s.port, "POST", "/v1/score", q.body, {
+        "X-Rewardkit-Request-Id": `smoke-${i}`,
+      });
+      return r.status === 200 ? JSON.parse(r.text).results : [];
+    }),
+  );
+  const [a, b] = answers;
+  const off = a.filter((x, i) => x.reward !== b[i]?.reward || x.advantage !== b[i]?.advantage).length;
+  const ok = a.length === q.rollouts && b.length === q.rollouts && off === 0;
+  console.log(
+    `smoke: ${ok ? "agree" : "DISAGREE"} (${q.rollouts} rollouts, ${CONFIGS.map((c) => c.name).join(" vs ")}: ${a.length}/${b.length} answered, ${off} with a different reward or advantage)`,
+  );
+  process.exit(ok ? 0 : 1);
+}
 
 // warm-up: 4 requests (256 rollouts) per replica, 2 at a time (worker start, JIT of the math verifier)
 await Promise.all(

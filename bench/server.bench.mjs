@@ -6,12 +6,15 @@
  *
  * Run:  npm run build && npm run bench:server            (from the repository root)
  * Options (env): BENCH_SECONDS=5 (per cell), BENCH_TOTAL=1000000 (rollouts in the RSS run; 0 skips it).
+ * BENCH_SMOKE=1 (test/bench-smoke.test.ts): one request of 64 math rollouts over HTTP and the same rollouts through
+ * the in-process engine (the baseline's side); the last line is `smoke: agree (…)` when every reward and advantage is
+ * the same on both sides, else `smoke: DISAGREE (…)` and exit 1. No speed is judged.
  *
  * The server runs as its own process (`bin/rewardkit.js serve`); this process is the load generator: keep-alive
  * `http` connections, a fixed number of requests in flight, bodies built by string concatenation so every
  * completion is unique (no verdict-cache hits: the cold, pessimistic case).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +30,7 @@ let rssLine = "";
 const rows = mathRows();
 
 const dir = mkdtempSync(join(tmpdir(), "rewardkit-bench-"));
+process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
 const formatSpec = join(dir, "format.yaml");
 writeFileSync(formatSpec, "name: format-only\ncomponents:\n  - name: format\n    type: think-format\n");
 const SPECS = { math: join(ROOT, "examples/math.yaml"), "format-only": formatSpec };
@@ -125,6 +129,32 @@ const table = [
     "errors",
   ],
 ];
+
+if (process.env.BENCH_SMOKE === "1") {
+  const { child, port } = await startServer(SPECS.math, []);
+  const agent = new http.Agent({ keepAlive: true });
+  const scorer = createScorer(loadSpec(SPECS.math));
+  try {
+    const payload = body(templates("math"), 64);
+    const served = JSON.parse((await request(agent, port, "POST", "/v1/score", payload)).text).results;
+    const local = await scoreBatch(scorer, JSON.parse(payload).rollouts);
+    const none = (x) => x === null || Number.isNaN(x);
+    const same = (a, b) => (none(a) || none(b) ? none(a) === none(b) : Math.abs(a - b) <= 1e-12);
+    const off = local.scores.filter(
+      (sc, i) =>
+        !same(served[i]?.reward ?? null, sc.reward) || !same(served[i]?.advantage ?? null, local.advantages[i]),
+    ).length;
+    console.log(
+      `smoke: ${off === 0 ? "agree" : "DISAGREE"} (64 math rollouts over HTTP and in process: ${off} with a different reward or advantage)`,
+    );
+    if (off !== 0) process.exitCode = 1;
+  } finally {
+    await scorer.close();
+    agent.destroy();
+    child.kill("SIGTERM");
+  }
+  process.exit();
+}
 
 for (const [name, specPath] of Object.entries(SPECS)) {
   const tpls = templates(name);

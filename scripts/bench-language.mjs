@@ -3,6 +3,9 @@
 // `language:response_language` prompts that Google's checker says are in the asked language carry that language.
 // Split by prompt key: even keys = development part, odd keys = held-out part. Prints accuracy per length bucket
 // (code points) for `eld` and `langdetect`, and for the `language` verifier (share of target words >= 0.5).
+// BENCH_SMOKE=1 (test/bench-smoke.test.ts): every 10th sentence; the last line is `smoke: agree (…)` when both
+// identifiers name the labelled language of ≥ 90 % of the sentences over 100 characters, else `smoke: DISAGREE (…)`
+// and exit 1. No speed is judged.
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { detector } from "../dist/verifiers/language/detectors.js";
@@ -34,6 +37,9 @@ for (const v of verdicts) {
     texts.push({ part: x.key % 2 ? "held-out" : "dev", lang: x.kwargs[j].language, text: s });
 }
 
+const SMOKE = process.env.BENCH_SMOKE === "1";
+if (SMOKE) texts.splice(0, texts.length, ...texts.filter((_, i) => i % 10 === 0));
+
 const buckets = [
   ["1-20", 1, 20],
   ["21-50", 21, 50],
@@ -62,4 +68,14 @@ for (const part of ["dev", "held-out"]) {
       `| ${name} | ${buckets.map(([, lo, hi]) => cell(rows.filter((t) => len(t) >= lo && len(t) <= hi))).join(" | ")} | ${cell(rows)} |`,
     );
   }
+}
+if (SMOKE) {
+  const long = texts.filter((t) => [...t.text].length > 100);
+  const acc = (name) => long.filter(methods[name]).length / long.length;
+  const sides = ["eld", "langdetect"].map((n) => `${n} ${(100 * acc(n)).toFixed(1)} %`).join(", ");
+  const ok = long.length > 0 && acc("eld") >= 0.9 && acc("langdetect") >= 0.9;
+  console.log(
+    `smoke: ${ok ? "agree" : "DISAGREE"} (labelled language of ${long.length} sentences over 100 chars: ${sides})`,
+  );
+  if (!ok) process.exitCode = 1;
 }

@@ -157,6 +157,28 @@ describe("bad input never sinks the batch", () => {
     expect(rows[1]!.components.accuracy).toMatchObject({ score: 1, status: "ok" });
   });
 
+  it("--cache-size sizes the verdict cache (0 disables it): the same scores, and a bad value is a usage error", () => {
+    const outs = ["default", "0"].map((size) => {
+      const out = join(dir, `cache-${size}.jsonl`);
+      const r = cli([
+        "score",
+        input,
+        "--spec",
+        spec,
+        "-o",
+        out,
+        "-q",
+        ...(size === "default" ? [] : ["--cache-size", size]),
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      return readFileSync(out, "utf8");
+    });
+    expect(outs[1]).toBe(outs[0]);
+    const bad = cli(["score", input, "--spec", spec, "--cache-size", "-1", "-q"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--cache-size.*non-negative integer/);
+  });
+
   it("--strict makes the first malformed line fatal (exit 1, file:line)", () => {
     const r = cli(["score", input, "--spec", spec, "--strict", "-q"]);
     expect(r.code).toBe(1);

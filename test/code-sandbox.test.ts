@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComponentResult } from "../src/core/types.js";
 import { probeBwrap } from "../src/sandbox/local.js";
+import { zygotePids } from "../src/sandbox/zygote.js";
 import { codeVerifier } from "../src/verifiers/code/index.js";
 import { ROOT, tmp } from "./helpers.js";
 
@@ -34,11 +35,32 @@ async function run(code: string, expected: unknown = "contained", v = verify): P
 
 const statuses = (r: ComponentResult): Record<string, number> => (r.details?.statuses ?? {}) as Record<string, number>;
 
-/** Live (non-zombie) processes on this machine owned by a sandbox slot uid. */
+/**
+ * This engine's zygotes (docs/code.md, "The zygote"): bubblewrap's process, the PID 1 of its sandbox and the zygote
+ * proper, which live between runs by design and never run a program. Their children, the runs, are counted.
+ */
+function zygoteProcesses(): Set<string> {
+  const parent = new Map<string, string>();
+  for (const pid of readdirSync("/proc")) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      parent.set(pid, stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]!);
+    } catch {
+      // not a process, or exited meanwhile
+    }
+  }
+  const keep = new Set(zygotePids().map(String));
+  for (let depth = 0; depth < 2; depth++)
+    for (const [pid, ppid] of parent) if (keep.has(ppid) && !keep.has(pid)) keep.add(pid);
+  return keep;
+}
+
+/** Live (non-zombie) processes on this machine owned by a sandbox slot uid, but for the zygotes. */
 function liveSandboxProcesses(): string[] {
   const found: string[] = [];
+  const zygotes = zygoteProcesses();
   for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
+    if (!/^\d+$/.test(pid) || zygotes.has(pid)) continue;
     try {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
       const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);

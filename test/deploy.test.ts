@@ -123,6 +123,15 @@ describe("deploy/Dockerfile", () => {
     expect(text).toContain('CMD ["rewardkit", "serve", "--config", "/etc/rewardkit/server.yaml"]');
   });
 
+  it("installs the code environment of scripts/setup-code.sh (the modules code tasks import)", () => {
+    const wanted = spawnSync(join(ROOT, "scripts/setup-code.sh"), ["--print"], { encoding: "utf8" })
+      .stdout.split("\n")
+      .filter(Boolean);
+    expect(wanted).toContain("python3-sortedcontainers");
+    const install = /apt-get install((?:[^\n]*\\\n)*[^\n]*)/.exec(text)?.[1] ?? "";
+    for (const p of wanted) expect(install.split(/[\s\\]+/), p).toContain(p);
+  });
+
   it("every COPY from the context names files that exist and that the .dockerignore lets in", () => {
     // the context is the repository root; deploy/Dockerfile.dockerignore: ignore all, then re-include (! lines)
     const allow = readFileSync(join(ROOT, "deploy/Dockerfile.dockerignore"), "utf8")

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -17,9 +17,22 @@ export function cli(args: string[], input?: string): { code: number; stdout: str
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A fresh temporary folder. */
+const made: string[] = [];
+
+/**
+ * A fresh temporary folder (`<tmpdir>/rewardkit-test-*`), removed with everything in it after the test file
+ * (test/setup.ts) or, should the file's process end first, at its exit.
+ */
 export function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "rewardkit-test-"));
+  const dir = mkdtempSync(join(tmpdir(), "rewardkit-test-"));
+  if (made.length === 0) process.once("exit", removeTmps);
+  made.push(dir);
+  return dir;
+}
+
+/** Removes every folder {@link tmp} made in this process (test/setup.ts calls it after each test file). */
+export function removeTmps(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Reads a JSONL file into objects. */

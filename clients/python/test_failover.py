@@ -577,6 +577,54 @@ class ReplicasTest(unittest.TestCase):
             with self.subTest(batch_size=batch_size, run=run):
                 self.kill_one(a, b, d, batch_size, n)
 
+    def test_a_group_whose_replica_dies_meets_on_the_next(self) -> None:
+        """Members of one group sent one per request with ``group_size`` (as the verl shim sends them); the group's
+        replica is SIGKILLed with half of them waiting at its barrier. The waiting requests fail over, with their
+        request ids, to the group's next replica in rendezvous order; a second client (another process's view: the
+        dead replica still looks healthy) sends the other half there after its connection is refused. The group meets
+        there: the advantages equal a single server's over the whole group in one request."""
+        a, b, d = self.servers
+        c = Server()
+        try:
+            urls = [a.url, b.url, c.url]
+            k = 0
+            while rk.rendezvous_order("died~%d" % k, urls)[0] != c.url:
+                k += 1
+            group = "died~%d" % k
+            # group math-6: rewards 0 1 1 0 1 0 0 0, so a group of one or a part of the group would show
+            rows = [dict(r, id="died-%d" % i, group=group) for i, r in enumerate(ROWS[48:56])]
+            whole = rk.Client(url=d.url).score(rows)
+            self.assertEqual([w["reward"] for w in whole], [0, 1, 1, 0, 1, 0, 0, 0])
+            held = [dict(r, group_size=8, step=5) for r in rows]
+            out: Dict[str, Dict[str, Any]] = {}
+            first, second = rk.Client(urls=urls, unreachable_s=20), rk.Client(urls=urls, unreachable_s=20)
+
+            def send(client: rk.Client, r: Dict[str, Any]) -> None:
+                out[r["id"]] = client.score([r])[0]
+
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                early = [threading.Thread(target=send, args=(first, r)) for r in held[:4]]
+                for t in early:
+                    t.start()
+                deadline = time.monotonic() + 20
+                while "rewardkit_group_members_waiting 4" not in _get(c.url + "/metrics") and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                c.kill()
+                late = [threading.Thread(target=send, args=(second, r)) for r in held[4:]]
+                for t in late:
+                    t.start()
+                for t in early + late:
+                    t.join(60)
+            self.assertEqual(sorted(out), sorted(r["id"] for r in rows))
+            for r, w in zip(rows, whole):
+                self.assertNotIn("error", out[r["id"]])
+                self.assertAlmostEqual(out[r["id"]]["advantage"], w["advantage"], places=12)
+            self.assertFalse(first.health()[c.url])
+            self.assertFalse(second.health()[c.url])
+        finally:
+            c.kill()
+
     def kill_one(self, a: Server, b: Server, d: Server, batch_size: int, run: int) -> None:
         c = Server()
         try:

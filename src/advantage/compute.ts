@@ -49,11 +49,25 @@ export interface AdvantagesBatch {
   strata?: ArrayLike<string | number>;
 }
 
-/** Float64Array of `xs` with null/undefined → NaN; a Float64Array is used as is (estimators never write their input). */
-function toF64(xs: ArrayLike<number | null>): Float64Array {
+/**
+ * Conversion buffers of {@link advantages}, one per input column (rewards, lengths, each component by position),
+ * kept between calls and grown to the largest batch seen. A trainer calls `advantages()` once per step on batches
+ * of about one size: a fresh 8 MB typed array per column costs its page faults every call (more than the copy
+ * itself), a kept one only the copy. Estimators only read their input and never return it, so a buffer is free
+ * again when `advantages()` returns; the result is always a fresh array.
+ */
+const scratch: Float64Array[] = [];
+
+/**
+ * Float64Array of `xs` with null/undefined → NaN, in conversion buffer `slot`; a Float64Array is used as is
+ * (estimators never write their input).
+ */
+function toF64(xs: ArrayLike<number | null>, slot: number): Float64Array {
   if (xs instanceof Float64Array) return xs;
   const n = xs.length;
-  const out = new Float64Array(n);
+  let buf = scratch[slot];
+  if (buf === undefined || buf.length < n) buf = scratch[slot] = new Float64Array(n);
+  const out = buf.length === n ? buf : buf.subarray(0, n);
   for (let i = 0; i < n; i++) {
     const v = xs[i];
     out[i] = v === null || v === undefined ? NaN : v;
@@ -69,7 +83,10 @@ function toF64(xs: ArrayLike<number | null>): Float64Array {
 export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
   const n = keys.length;
   const ids = new StringIds();
-  const starts: number[] = [];
+  // group starts in a typed array (untouched pages of it cost nothing), not a growing JS array: the JS heap garbage
+  // of a million-rollout call would make the collector walk the caller's own big arrays
+  const starts = new Int32Array(n + 1);
+  let count = 0;
   let prev: string | number | undefined;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
@@ -77,14 +94,11 @@ export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
     const seen = ids.size;
     ids.idOf(typeof k === "string" ? k : String(k));
     if (ids.size === seen) return buildGroupIndex(denseIds(keys)); // a key seen before, after another one: not contiguous
-    starts.push(i);
+    starts[count++] = i;
     prev = k;
   }
-  const count = starts.length;
-  const offsets = new Int32Array(count + 1);
-  for (let g = 0; g < count; g++) offsets[g] = starts[g]!;
-  offsets[count] = n;
-  return { order: identityOrder(n), offsets, count, identity: true };
+  starts[count] = n;
+  return { order: identityOrder(n), offsets: starts.slice(0, count + 1), count, identity: true };
 }
 
 let identity = new Int32Array(0);
@@ -139,12 +153,15 @@ export function advantages(batch: AdvantagesBatch, o: AdvantagesOptions = {}): F
   ] as const) {
     if (xs && xs.length !== n) throw new RangeError(`${what}: length ${xs.length}, expected ${n}`);
   }
-  const input: AdvantageInput = { rewards: toF64(batch.rewards), groups: groupIndexOf(batch.groups) };
+  const input: AdvantageInput = { rewards: toF64(batch.rewards, 0), groups: groupIndexOf(batch.groups) };
   // convert only what the estimator reads (a caller may hand every column to every estimator)
   const reads = new Set([...(est.needs ?? []), ...(est.uses ?? [])]);
   if (batch.components && reads.has("components"))
-    input.components = { names: Object.keys(batch.components), scores: Object.values(batch.components).map(toF64) };
-  if (batch.lengths) input.lengths = toF64(batch.lengths);
+    input.components = {
+      names: Object.keys(batch.components),
+      scores: Object.values(batch.components).map((c, k) => toF64(c, 2 + k)),
+    };
+  if (batch.lengths) input.lengths = toF64(batch.lengths, 1);
   if (batch.strata && reads.has("strata")) input.strata = denseIds(batch.strata);
   return est.compute(input, parsed.data);
 }

@@ -3,9 +3,9 @@ import { batchNormalize, batchNormStatistics, batchOptions } from "./batch-norm.
 import { singletonFactor, singletonOption } from "./common.js";
 import { componentColumns, componentOptions, nonNullCounts, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
-import { accumulateGroup, emptyStats, groupStats } from "./group-stats.js";
+import { groupMoments, groupStats } from "./group-stats.js";
 import { grpo, grpoOptions } from "./grpo.js";
-import { applyGroup } from "./kernel.js";
+import { applyMoments } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const gdpoOptions = z.strictObject({
@@ -73,12 +73,12 @@ export function gdpo(input: AdvantageInput, o: GdpoOptions, out?: Float64Array):
       epsilon: o.epsilon,
       singleton: singletonFactor(o.singleton, true, o.epsilon),
     } as const;
-    const st = emptyStats(1); // one group's statistics at a time
+    const m = new Float64Array(4); // one group's statistics at a time (groupMoments)
     for (let g = 0; g < groups.count; g++) {
       for (let k = 0; k < K; k++) {
-        accumulateGroup(cols.scores[k]!, groups, g, st, undefined, 0);
-        counts[k]! += st.n[0]!;
-        applyGroup(cols.scores[k]!, groups, g, st, per, x, cols.weights[k]!, true, 0);
+        groupMoments(cols.scores[k]!, groups, g, m);
+        counts[k]! += m[0]!;
+        applyMoments(cols.scores[k]!, groups, g, m, per, x, cols.weights[k]!, true);
       }
     }
   } else {

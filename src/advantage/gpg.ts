@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { countNonNull } from "./common.js";
 import { filterOption } from "./filter.js";
 import { centerScale } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
@@ -20,14 +21,7 @@ export type GpgOptions = z.infer<typeof gpgOptions>;
  */
 export function gpg(input: AdvantageInput, o: GpgOptions, out?: Float64Array): Float64Array {
   const { rewards, groups } = input;
-  let b = 0;
-  let nonzero = 0;
-  for (let i = 0; i < rewards.length; i++) {
-    const r = rewards[i]!;
-    if (r !== r) continue;
-    b++;
-    if (r !== 0) nonzero++;
-  }
+  const { nonNull: b, nonZero: nonzero } = countNonNull(rewards);
   const alpha = b / Math.max(1, nonzero) / o.fNorm;
   return centerScale(
     rewards,

@@ -1,5 +1,5 @@
 import type { GroupIndex } from "./groups.js";
-import { accumulateGroup, emptyStats } from "./group-stats.js";
+import { accumulateGroup, groupMoments } from "./group-stats.js";
 import type { GroupStats } from "./group-stats.js";
 
 /** What {@link centerScale} computes per group, named (no positional flags). */
@@ -49,10 +49,10 @@ export function centerScale(
   const w = add ? add.weight : 1;
   if (stats === undefined) {
     // fused, with a one-group scratch: no [G]-sized allocations
-    const st = emptyStats(1);
+    const m = new Float64Array(4);
     for (let g = 0; g < groups.count; g++) {
-      accumulateGroup(rewards, groups, g, st, undefined, 0);
-      applyGroup(rewards, groups, g, st, o, out, w, add !== undefined, 0);
+      groupMoments(rewards, groups, g, m);
+      applyMoments(rewards, groups, g, m, o, out, w, add !== undefined);
     }
     return out;
   }
@@ -79,10 +79,39 @@ export function applyGroup(
   add: boolean,
   at = g,
 ): void {
+  applyWith(rewards, groups, g, st.n[at]!, st.mean[at]!, st.m2[at]!, !(st.max[at]! > st.min[at]!), o, out, w, add);
+}
+
+/** {@link applyGroup} from a {@link groupMoments} scratch `m` (n, mean, m2, flat) instead of a {@link GroupStats}. */
+export function applyMoments(
+  rewards: Float64Array,
+  groups: GroupIndex,
+  g: number,
+  m: Float64Array,
+  o: CenterScaleOptions,
+  out: Float64Array,
+  w: number,
+  add: boolean,
+): void {
+  applyWith(rewards, groups, g, m[0]!, m[1]!, m[2]!, m[3] === 1, o, out, w, add);
+}
+
+function applyWith(
+  rewards: Float64Array,
+  groups: GroupIndex,
+  g: number,
+  m: number,
+  mean: number,
+  m2: number,
+  flat: boolean,
+  o: CenterScaleOptions,
+  out: Float64Array,
+  w: number,
+  add: boolean,
+): void {
   const { order, offsets } = groups;
   const start = offsets[g]!;
   const end = offsets[g + 1]!;
-  const m = st.n[at]!;
   let c: number;
   let f: number;
   if (m === 0) {
@@ -91,14 +120,14 @@ export function applyGroup(
   } else if (m === 1) {
     c = 0;
     f = o.singleton;
-  } else if (!(st.max[at]! > st.min[at]!)) {
-    c = st.mean[at]!; // = every value exactly: r − c = 0
+  } else if (flat) {
+    c = mean; // = every value exactly: r − c = 0
     f = 0;
   } else {
     const factor = o.factor ?? 1;
-    c = st.mean[at]!;
+    c = mean;
     f = o.center === "leave-one-out" ? (factor * m) / (m - 1) : factor;
-    if (o.scale === "std") f /= Math.sqrt(st.m2[at]! / (o.std === "population" ? m : m - 1)) + (o.epsilon ?? 0);
+    if (o.scale === "std") f /= Math.sqrt(m2 / (o.std === "population" ? m : m - 1)) + (o.epsilon ?? 0);
   }
   f *= w;
   if (groups.identity === true) {

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { batchNormalize, batchNormOption, batchNormStatistics, batchOptions } from "./batch-norm.js";
 import { componentColumns, componentOptions, unscorableRows, zerosUnlessNull } from "./components.js";
 import { filterOption } from "./filter.js";
-import { accumulateGroup, emptyStats } from "./group-stats.js";
-import { applyGroup } from "./kernel.js";
+import { groupMoments } from "./group-stats.js";
+import { applyMoments } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const moGrpoOptions = z.strictObject({
@@ -36,13 +36,13 @@ export function moGrpo(input: AdvantageInput, o: MoGrpoOptions, buffer?: Float64
   const { groups } = input;
   const K = cols.scores.length;
   const counts = new Array<number>(K).fill(0);
-  const st = emptyStats(1); // one group's statistics at a time
+  const m = new Float64Array(4); // one group's statistics at a time (groupMoments)
   const per = { center: "mean", scale: "std", std: o.std, epsilon: o.epsilon, singleton: 0 } as const;
   for (let g = 0; g < groups.count; g++) {
     for (let k = 0; k < K; k++) {
-      accumulateGroup(cols.scores[k]!, groups, g, st, undefined, 0);
-      counts[k]! += st.n[0]!;
-      applyGroup(cols.scores[k]!, groups, g, st, per, out, cols.weights[k]!, true, 0);
+      groupMoments(cols.scores[k]!, groups, g, m);
+      counts[k]! += m[0]!;
+      applyMoments(cols.scores[k]!, groups, g, m, per, out, cols.weights[k]!, true);
     }
   }
   batchNormalize(out, input, o, "mo_grpo", unscorableRows(input, cols, counts));

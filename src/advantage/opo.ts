@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { requireInputs } from "./common.js";
 import { filterOption } from "./filter.js";
-import { groupStats } from "./group-stats.js";
-import { centerScale } from "./kernel.js";
+import { groupWeightedMean } from "./group-stats.js";
+import { applyMoments } from "./kernel.js";
 import type { AdvantageInput, EstimatorDefinition } from "./types.js";
 
 export const opoOptions = z.strictObject({
@@ -22,17 +22,30 @@ export type OpoOptions = z.infer<typeof opoOptions>;
  * @returns advantages, shape [n].
  * @throws RangeError on a negative or non-numeric length of a rollout with a reward.
  */
-export function opo(input: AdvantageInput, o: OpoOptions): Float64Array {
+export function opo(input: AdvantageInput, o: OpoOptions, out?: Float64Array): Float64Array {
   requireInputs("opo", input, ["lengths"]);
   const { rewards, groups } = input;
   const lengths = input.lengths!;
+  const n = rewards.length;
+  if (out === undefined || out.length !== n) out = new Float64Array(n);
+  // the weighted mean is the baseline; a flat group stays exactly 0 (min = max), a singleton follows the rule.
+  // One fused pass per group (baseline, then the group's advantages while it is in cache), no [G] arrays.
+  const center = { center: "mean", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 } as const;
+  const m = new Float64Array(4);
+  for (let g = 0; g < groups.count; g++) {
+    if (!groupWeightedMean(rewards, lengths, groups, g, m)) badLength(rewards, lengths);
+    applyMoments(rewards, groups, g, m, center, out, 1, false);
+  }
+  return out;
+}
+
+/** Throws for the first rollout (in input order) with a reward and a length that is not a non-negative number. */
+function badLength(rewards: Float64Array, lengths: Float64Array): never {
   for (let i = 0; i < rewards.length; i++) {
     if (rewards[i] === rewards[i] && !(lengths[i]! >= 0))
       throw new RangeError(`opo: response length at ${i} must be a non-negative number, got ${lengths[i]}`);
   }
-  const st = groupStats(rewards, groups, lengths);
-  // the weighted mean is the baseline; a flat group stays exactly 0 (min = max), a singleton follows the rule
-  return centerScale(rewards, groups, st, { center: "mean", scale: "none", singleton: o.singleton === "raw" ? 1 : 0 });
+  throw new RangeError("opo: a response length is not a non-negative number");
 }
 
 export const opoEstimator: EstimatorDefinition<OpoOptions> = {

@@ -32,9 +32,9 @@ export type ReinforcePpOptions = z.infer<typeof reinforcePpOptions>;
  */
 export function reinforcePp(input: AdvantageInput, o: ReinforcePpOptions, out?: Float64Array): Float64Array {
   const weights = whitenWeights("reinforce_pp", input, o.whiten);
-  const x = out ?? new Float64Array(input.rewards.length);
-  x.set(input.rewards);
-  whitenInPlace(x, o, weights);
+  const n = input.rewards.length;
+  const x = out !== undefined && out.length === n ? out : new Float64Array(n);
+  whitenInPlace(x, o, weights, input.rewards); // reads the rewards, writes x: no copy first
   return x;
 }
 

@@ -17,47 +17,27 @@ export interface WhitenOptions {
  * correction then uses the total token count W; OpenRLHF's population variance divides by W). Without weights
  * every rollout counts once. All values equal: every value becomes exactly 0 (the peers give (x − μ)·rsqrt(ε),
  * rounding residue times 1e4). Total weight ≤ 1 with `unbiased`: values are only centered.
+ * @param src where the values are read (default `x` itself): `x` then receives the whitened `src` (NaN where `src`
+ *   is NaN), with no copy of `src` into `x` first.
  */
-export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float64Array): void {
-  const n = x.length;
+export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float64Array, src = x): void {
+  const n = src.length;
   let x0 = NaN;
-  for (let i = 0; i < n && x0 !== x0; i++) x0 = x[i]!;
+  for (let i = 0; i < n && x0 !== x0; i++) x0 = src[i]!;
   // one pass: total weight, and the weighted sums of d = x − x0 and d² (shifted by the first value, so the
   // one-pass variance keeps its accuracy: |x0 − μ| is of the order of σ for advantages); then one pass to apply.
-  let w = 0;
-  let s = 0;
-  let q = 0;
-  let lo = Infinity;
-  let hi = -Infinity;
-  // Separate loops with and without weights keep each one monomorphic (a per-element `weights ? … : 1` ran 3× slower).
-  if (weights) {
-    for (let i = 0; i < n; i++) {
-      const v = x[i]!;
-      if (v !== v) continue;
-      const wi = weights[i]!;
-      const d = v - x0;
-      w += wi;
-      s += wi * d;
-      q += wi * d * d;
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
-  } else {
-    for (let i = 0; i < n; i++) {
-      const v = x[i]!;
-      if (v !== v) continue;
-      const d = v - x0;
-      w++;
-      s += d;
-      q += d * d;
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
+  // Each loop is a small function of its own: long loops in one big function are optimized on stack replacement,
+  // and that code deoptimized at the first comparison after the loop on every call (a 3× slower whitening).
+  const acc = new Float64Array(3);
+  if (weights) weightedSums(src, x0, weights, acc);
+  else plainSums(src, x0, acc);
+  const [w, s, q] = acc as unknown as [number, number, number];
+  if (w === 0) {
+    if (x !== src) x.set(src); // nothing to whiten: left as it is
+    return;
   }
-  if (w === 0) return;
-  if (!(hi > lo)) {
-    // all values equal: exactly 0 (no spread to whiten)
-    for (let i = 0; i < n; i++) if (x[i] === x[i]) x[i] = 0;
+  if (allEqual(src, x0, q)) {
+    zeroAll(src, x); // all values equal: exactly 0 (no spread to whiten)
     return;
   }
   const dm = s / w;
@@ -70,8 +50,112 @@ export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float
   else if (o.epsilonMode === "sqrt-var") scale = 1 / Math.sqrt(variance + o.epsilon);
   else if (o.epsilonMode === "clamp-var") scale = 1 / Math.sqrt(Math.max(variance, o.epsilon));
   else scale = 1 / (Math.sqrt(variance) + o.epsilon);
-  for (let i = 0; i < n; i++) {
-    const v = x[i]!;
-    if (v === v) x[i] = (v - mean) * scale;
+  centerScaleAll(src, x, mean, scale);
+}
+
+/**
+ * acc ← [Σ w, Σ w·d, Σ w·d²] over the non-null values, d = x − x0. Two interleaved partial sums each (even and odd
+ * positions), added at the end: one chain of dependent additions per sum was the loop's whole cost.
+ */
+function weightedSums(x: Float64Array, x0: number, weights: Float64Array, acc: Float64Array): void {
+  let w0 = 0;
+  let s0 = 0;
+  let q0 = 0;
+  let w1 = 0;
+  let s1 = 0;
+  let q1 = 0;
+  const n = x.length;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const u = x[i]!;
+    const v = x[i + 1]!;
+    if (u === u) {
+      const wi = weights[i]!;
+      const d = u - x0;
+      w0 += wi;
+      s0 += wi * d;
+      q0 += wi * d * d;
+    }
+    if (v === v) {
+      const wi = weights[i + 1]!;
+      const d = v - x0;
+      w1 += wi;
+      s1 += wi * d;
+      q1 += wi * d * d;
+    }
   }
+  if (i < n && x[i] === x[i]) {
+    const wi = weights[i]!;
+    const d = x[i]! - x0;
+    w0 += wi;
+    s0 += wi * d;
+    q0 += wi * d * d;
+  }
+  acc[0] = w0 + w1;
+  acc[1] = s0 + s1;
+  acc[2] = q0 + q1;
+}
+
+/**
+ * acc ← [count, Σ d, Σ d²] over the non-null values, d = x − x0, in two interleaved partial sums as
+ * {@link weightedSums} (a loop of its own: a per-value `weights ? … : 1` ran 3× slower).
+ */
+function plainSums(x: Float64Array, x0: number, acc: Float64Array): void {
+  let w0 = 0;
+  let s0 = 0;
+  let q0 = 0;
+  let w1 = 0;
+  let s1 = 0;
+  let q1 = 0;
+  const n = x.length;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const u = x[i]!;
+    const v = x[i + 1]!;
+    if (u === u) {
+      const d = u - x0;
+      w0++;
+      s0 += d;
+      q0 += d * d;
+    }
+    if (v === v) {
+      const d = v - x0;
+      w1++;
+      s1 += d;
+      q1 += d * d;
+    }
+  }
+  if (i < n && x[i] === x[i]) {
+    const d = x[i]! - x0;
+    w0++;
+    s0 += d;
+    q0 += d * d;
+  }
+  acc[0] = w0 + w1;
+  acc[1] = s0 + s1;
+  acc[2] = q0 + q1;
+}
+
+/** dst ← 0 for the non-null values, NaN elsewhere (`dst` may be `src`). */
+function zeroAll(src: Float64Array, dst: Float64Array): void {
+  for (let i = 0; i < src.length; i++) dst[i] = src[i] === src[i] ? 0 : NaN;
+}
+
+/** dst ← (src − mean)·scale for the non-null values, NaN elsewhere (`dst` may be `src`). */
+function centerScaleAll(src: Float64Array, dst: Float64Array, mean: number, scale: number): void {
+  for (let i = 0; i < src.length; i++) {
+    const v = src[i]!;
+    dst[i] = v === v ? (v - mean) * scale : v;
+  }
+}
+
+/**
+ * Whether every non-null value of `x` equals `x0`, given q = Σw(x − x0)²: q > 0 proves a spread; else each value
+ * is compared (a per-value min/max would cost two mispredicted branches per value on real data). A function of its
+ * own, called every time: a never-run loop inlined into {@link whitenInPlace} has no type feedback and deoptimized it.
+ */
+function allEqual(x: Float64Array, x0: number, q: number): boolean {
+  if (q > 0) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] === x[i] && x[i] !== x0) return false;
+  return true;
 }

@@ -1,34 +1,38 @@
 import { Command, CommanderError } from "commander";
 import { readFileSync } from "node:fs";
 import { UserError } from "../core/errors.js";
-import { registerAdvantages } from "./commands/advantages.js";
-import { registerAudit } from "./commands/audit.js";
-import { registerCheck } from "./commands/check.js";
-import { registerEvaluate } from "./commands/evaluate.js";
-import { registerMerge } from "./commands/merge.js";
-import { registerProbe } from "./commands/probe.js";
-import { registerReport } from "./commands/report.js";
-import { registerScore } from "./commands/score.js";
-import { registerServe } from "./commands/serve.js";
-
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
-/** Builds the `rewardkit` command line. Exit codes: 0 ok, 1 usage or input error, 2 internal error. */
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, loaded only when that command runs (a `score` process does not load the server, the
+ * probe or the report code: start-up time is part of every run).
+ */
+const COMMANDS: [name: string, load: () => Promise<Register>][] = [
+  ["score", async () => (await import("./commands/score.js")).registerScore],
+  ["merge", async () => (await import("./commands/merge.js")).registerMerge],
+  ["check", async () => (await import("./commands/check.js")).registerCheck],
+  ["advantages", async () => (await import("./commands/advantages.js")).registerAdvantages],
+  ["audit", async () => (await import("./commands/audit.js")).registerAudit],
+  ["serve", async () => (await import("./commands/serve.js")).registerServe],
+  ["evaluate", async () => (await import("./commands/evaluate.js")).registerEvaluate],
+  ["probe", async () => (await import("./commands/probe.js")).registerProbe],
+  ["report", async () => (await import("./commands/report.js")).registerReport],
+];
+
+/**
+ * Builds the `rewardkit` command line. Exit codes: 0 ok, 1 usage or input error, 2 internal error.
+ * @param only the command about to run: only its module is loaded (absent or unknown: every command, for help).
+ */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command("rewardkit")
     .description("rewardkit: reward engine for RL post-training of language models")
     .version(pkg.version)
     .showHelpAfterError()
     .exitOverride();
-  registerScore(program);
-  registerMerge(program);
-  registerCheck(program);
-  registerAdvantages(program);
-  registerAudit(program);
-  registerServe(program);
-  registerEvaluate(program);
-  registerProbe(program);
-  registerReport(program);
+  const known = COMMANDS.some(([name]) => name === only);
+  for (const [name, load] of COMMANDS) if (!known || name === only) (await load())(program);
   return program;
 }
 
@@ -38,7 +42,7 @@ export function buildProgram(): Command {
  */
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv[2])).parseAsync(argv);
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1; // commander already printed the message

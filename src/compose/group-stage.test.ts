@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmp } from "../../test/helpers.js";
 import { describe, expect, it } from "vitest";
 import type { Rollout } from "../core/types.js";
 import { scoreBatch } from "../engine/batch.js";
@@ -33,7 +33,7 @@ const want: Record<string, { len: number; reward: number }> = {
 
 describe("group-context stage", () => {
   it("rewardkit score: staged components see each whole group of the file; rewards, summary and advantages follow", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "rewardkit-stage-"));
+    const dir = tmp();
     const input = join(dir, "in.jsonl");
     const output = join(dir, "out.jsonl");
     writeFileSync(input, rows.map((r) => JSON.stringify({ ...r, ok: r.reference !== "no" })).join("\n") + "\n");

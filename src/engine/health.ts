@@ -1,3 +1,4 @@
+import type { Rollout } from "../core/types.js";
 import type { CompiledSpec } from "../spec/types.js";
 
 /** A component whose verifier cannot run on this host (its definition's `health` check failed). */
@@ -11,16 +12,21 @@ export interface HealthProblem {
 
 /**
  * Runs every component's host check (`VerifierDefinition.health`: the code sandbox's self-test, per language and
- * reference kind) and lists the failures; empty when the host can run the whole spec. Checks are cached per
- * process by the verifiers, so calling this on every `/readyz` costs nothing after the first.
+ * reference kind; with `sample`, the checks that depend on the data) and lists the failures; empty when the host can
+ * run the whole spec. Checks are cached per process by the verifiers, so calling this on every `/readyz` costs
+ * nothing after the first.
  */
-export async function specHealth(spec: Pick<CompiledSpec, "components">, prefix = ""): Promise<HealthProblem[]> {
+export async function specHealth(
+  spec: Pick<CompiledSpec, "components">,
+  prefix = "",
+  sample?: readonly Rollout[],
+): Promise<HealthProblem[]> {
   const found = await Promise.all(
     spec.components.map(async (c): Promise<HealthProblem | undefined> => {
       if (!c.definition.health) return undefined;
       let problem: string | undefined;
       try {
-        problem = await c.definition.health(c.options);
+        problem = await c.definition.health(c.options, sample);
       } catch (e) {
         problem = `health check failed: ${(e as Error).message}`;
       }

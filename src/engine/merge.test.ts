@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmp } from "../../test/helpers.js";
 import { describe, expect, it } from "vitest";
 import type { Summary } from "../diagnostics/summary.js";
 import { parseSpec } from "../spec/load.js";
@@ -96,7 +96,7 @@ function figures(s: Summary): unknown {
 }
 
 describe("merge: the shards' partial summaries give the unsharded summary", () => {
-  const dir = mkdtempSync(join(tmpdir(), "rewardkit-merge-"));
+  const dir = tmp();
   const file = input(dir);
   const spec = parseSpec(SPEC, "t.yaml");
 
@@ -135,7 +135,7 @@ describe("merge: the shards' partial summaries give the unsharded summary", () =
     const here = await place(file, dir);
     expect(here.size).toBe(30);
     expect(new Set(here.values()).size).toBe(3); // no shard is empty here
-    const dir2 = mkdtempSync(join(tmpdir(), "rewardkit-merge-reordered-"));
+    const dir2 = tmp();
     const reordered = join(dir2, "in.jsonl");
     writeFileSync(reordered, readFileSync(file, "utf8").split("\n").filter(Boolean).reverse().join("\n") + "\n");
     expect(await place(reordered, dir2)).toEqual(here);
@@ -152,7 +152,7 @@ describe("merge: the shards' partial summaries give the unsharded summary", () =
 });
 
 describe("merge refuses what is not the N shards of one run, naming the file", () => {
-  const dir = mkdtempSync(join(tmpdir(), "rewardkit-merge-refuse-"));
+  const dir = tmp();
   const file = input(dir);
   const spec = parseSpec(SPEC, "t.yaml");
 
@@ -190,12 +190,12 @@ describe("merge refuses what is not the N shards of one run, naming the file", (
     expect(() => checkPartials([a[0]!, o[1]!])).toThrow(
       `${o[1]!.file}: shard.spec_hash is "${other.hash}", ${a[0]!.file} has "${spec.hash}"`,
     );
-    const dir2 = mkdtempSync(join(tmpdir(), "rewardkit-merge-input-"));
+    const dir2 = tmp();
     const file2 = join(dir2, "in.jsonl");
     writeFileSync(file2, readFileSync(file, "utf8").replace('"yes x"', '"yes  x"'));
     const i2 = await shards(spec, file2, dir2, 2);
     expect(() => checkPartials([a[0]!, i2[1]!])).toThrow(/: the input \(shard\.input_digest\) is "sha256:/);
-    const l = await shards(spec, file, mkdtempSync(join(tmpdir(), "rewardkit-merge-l-")), 2, {
+    const l = await shards(spec, file, tmp(), 2, {
       labelField: "labels.ok",
     });
     expect(() => checkPartials([a[0]!, l[1]!])).toThrow(/shard\.options is .*"label":"labels\.ok".*--label/);

@@ -166,6 +166,7 @@ export async function scoreRoutedFile(routed: RoutedSpec, o: ScoreFileOptions): 
           strict: o.strict ?? false,
           ...(o.maxLineBytes !== undefined ? { maxLineBytes: o.maxLineBytes } : {}),
           ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+          ...(o.cacheSize !== undefined ? { cacheSize: o.cacheSize } : {}),
           ...routeLabelOptions(spec, o),
           onProblem: (p) => {
             if (p.line !== undefined) skipped[k]!.add(p.line);

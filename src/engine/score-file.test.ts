@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tmp as testDir } from "../../test/helpers.js";
 import { parseSpec } from "../spec/load.js";
 import { InputError, scoreFile } from "./score-file.js";
 
@@ -10,7 +10,7 @@ describe("scoreFile error paths leave no temporary files", () => {
   let tmp: string;
   let input: string;
   beforeEach(() => {
-    const dir = mkdtempSync(join(tmpdir(), "rewardkit-score-file-"));
+    const dir = testDir();
     input = join(dir, "in.jsonl");
     tmp = mkdtempSync(join(dir, "tmp-")); // the spill folder appears (and must vanish) in here
     process.env.TMPDIR = tmp;
@@ -42,7 +42,7 @@ describe("scoreFile error paths leave no temporary files", () => {
 
 describe("scoreFile with a scheduled passThreshold", () => {
   it("judges each rollout's pass by the threshold in force at its step (summary and --label)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "rewardkit-score-file-"));
+    const dir = testDir();
     const input = join(dir, "in.jsonl");
     // wrong answers (score 0) at steps 0 and 10; the threshold drops from 1 to 0 at step 10
     writeFileSync(

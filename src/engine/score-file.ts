@@ -53,6 +53,11 @@ export interface ScoreFileOptions {
   strict?: boolean;
   /** Worker threads. */
   concurrency?: number;
+  /**
+   * Verdict cache capacity, component verdicts (default 100 000, as `serve`; 0 disables it). The cache is what
+   * memory levels off at on a long run: docs/cli.md gives the RSS it bounds.
+   */
+  cacheSize?: number;
   /** Boolean field to measure agreement against, e.g. `labels.peer_correct`. */
   labelField?: string;
   /** Component compared with the label (default: the first). */
@@ -183,7 +188,10 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   const spill = new Spill();
   let judges: Record<string, CallUsage> = {};
   try {
-    const scorer = createScorer(spec, o.concurrency === undefined ? {} : { concurrency: o.concurrency });
+    const scorer = createScorer(spec, {
+      ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+      ...(o.cacheSize !== undefined ? { cacheSize: o.cacheSize } : {}),
+    });
     try {
       if (o.scheduleState) scorer.restore(o.scheduleState);
       await mapOrdered(

@@ -44,6 +44,8 @@ export interface ScorerOptions {
   store?: StoreGuard;
   /** How long a verdict stays in the shared store, ms (default 24 h: `DEFAULT_VERDICT_TTL_MS`). */
   storeTtlMs?: number;
+  /** Start the worker pool at once (a server) instead of when a rollout first needs a worker (default). */
+  prestart?: boolean;
 }
 
 /** Counters of a scorer, for summaries and `/metrics`. */
@@ -108,10 +110,17 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     }))
     .filter((c) => c.isolation === "worker")
     .map(({ index, type, options, module }) => ({ index, type, options, ...(module !== undefined ? { module } : {}) }));
+  // A worker verifier's inline fast path decides what it can on this thread; the rest goes to the pool.
+  const fast = new Map<number, (input: VerifierInput) => ComponentResult | undefined>();
   spec.components.forEach((c, i) => {
     if (c.definition.isolation === "inline") inline.set(i, c.definition.create(c.options));
+    else if (c.definition.fastPath) fast.set(i, c.definition.fastPath(c.options));
   });
-  const pool = workerComponents.length > 0 ? new VerifierPool(workerComponents, threads) : undefined;
+  // The pool starts when a rollout first needs it (a file the fast paths decide whole never starts a worker), or
+  // at once with `prestart` (a server: the first request should not wait for workers to load).
+  let pool: VerifierPool | undefined;
+  const poolOf = (): VerifierPool => (pool ??= new VerifierPool(workerComponents, threads));
+  if (options.prestart && workerComponents.length > 0) poolOf();
   const cached = spec.components.map((c) => c.definition.cacheable !== false && cache.capacity > 0);
   const anyCached = cached.some(Boolean); // else no rollout needs its cache key hashed
   const shared = options.store ? new SharedVerdicts(options.store, options.storeTtlMs) : undefined;
@@ -199,9 +208,10 @@ export function createScorer(spec: CompiledSpec, options: ScorerOptions = {}): S
     }
     const fn = inst ? inst.fn : inline.get(i);
     const c = spec.components[i]!;
+    const quick = fn || so ? undefined : fast.get(i)?.(input);
     const r = fn
       ? await runInline(fn, input, c.timeoutMs, c.definition.selfTimed === true, c.definition.abortable === true)
-      : await pool!.run(i, input, c.timeoutMs, so);
+      : (quick ?? (await poolOf().run(i, input, c.timeoutMs, so)));
     if (key !== undefined && !transient(r)) {
       cache.set(key, r);
       if (sharedFor[i]) shared!.set(`${sharedNs}:${key}`, r);

@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmp } from "../../test/helpers.js";
 import { describe, expect, it } from "vitest";
 import { codeDigest } from "./shared-verdicts.js";
 
 describe("codeDigest: replicas running other code never share verdicts", () => {
   it("changes with any code file's content and with a plugin module, not with maps or declarations", () => {
     const dir = () => {
-      const d = mkdtempSync(join(tmpdir(), "rk-digest-"));
+      const d = tmp();
       writeFileSync(join(d, "math.js"), "export const grade = (a, b) => a === b;");
       writeFileSync(join(d, "math.js.map"), "{}");
       return d;

@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmp } from "../../test/helpers.js";
 import { describe, expect, it } from "vitest";
 import {
   alignPredictions,
@@ -76,7 +76,7 @@ describe("ProcessBench metrics (QwenLM/ProcessBench run_eval_prm_trl.py, as frac
   });
 
   it("bad input names the file, record and field", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "rewardkit-pb-"));
+    const dir = tmp();
     const f = join(dir, "d.json");
     writeFileSync(
       f,

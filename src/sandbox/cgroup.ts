@@ -212,13 +212,36 @@ export async function slotGroup(slot: number, memoryMb: number): Promise<RunGrou
   return group;
 }
 
+const beforeRemove = new Set<() => void>();
+
+/** `fn` runs at exit before the groups are removed (it ends processes that live in them: the zygotes). */
+export function beforeGroupsRemoved(fn: () => void): void {
+  beforeRemove.add(fn);
+}
+
+/** rmdir, retried for up to ~0.5 s while the group's last processes are still exiting (EBUSY). */
+function rmdirWhenEmpty(dir: string): void {
+  for (let i = 0; ; i++) {
+    try {
+      return rmdirSync(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EBUSY" || i >= 50) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
 /** Removes this engine's (empty) groups; runs at exit. */
 export function removeAll(): void {
   if (!layout) return;
+  const waitForExit = beforeRemove.size > 0;
+  for (const fn of beforeRemove) fn();
   for (const key of slots.keys()) {
     const [slot, mb] = key.split(":");
     try {
-      rmdirSync(join(layout.base, `slot-${slot}-${mb}m`));
+      const dir = join(layout.base, `slot-${slot}-${mb}m`);
+      if (waitForExit) rmdirWhenEmpty(dir);
+      else rmdirSync(dir);
     } catch {
       // still in use or already gone
     }

@@ -2,9 +2,7 @@
 // and the judge/worker split. Containment is tested through the sandbox in test/code-sandbox.test.ts, attacks in
 // test/code-hacks/.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { tmp } from "../../test/helpers.js";
 import { describe, expect, it } from "vitest";
 import { parseReport } from "./report.js";
 import { judgeStart, taskPayload } from "./task.js";
@@ -17,7 +15,7 @@ function report(
   testTimeoutMs = 1000,
   fault: Record<string, unknown> = {},
 ): RunReport {
-  const cwd = mkdtempSync(join(tmpdir(), "rewardkit-harness-"));
+  const cwd = tmp();
   const payload = JSON.parse(taskPayload(language, task, { ...DEFAULT_LIMITS, testTimeoutMs }, "NONCE")) as object;
   const judge = judgeStart(JSON.stringify({ ...payload, ...fault }));
   const [exe, ...args] = judge.argv;
@@ -236,7 +234,7 @@ describe("Python harness", () => {
     ];
     expect(run("python", { kind: "stdio", program, cases })).toEqual(["pass", "pass", "runtime_error", "fail"]);
     const state =
-      "import os\np = '/tmp/rk-seen-%d' % os.getppid()\nprint(os.path.exists(p))\nopen(p, 'w').close()\nglobal_counter = 1\n";
+      "import os\np = 'rk-seen-%d' % os.getppid()\nprint(os.path.exists(p))\nopen(p, 'w').close()\nglobal_counter = 1\n";
     expect(
       run("python", {
         kind: "stdio",

@@ -15,7 +15,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { registerTemp, unregisterTemp } from "../io/temp.js";
 import { slotGroup } from "./cgroup.js";
+import { interpreterMounts } from "./interpreter.js";
+import type { RunGroup } from "./cgroup.js";
 import { watchMemory } from "./memwatch.js";
 import type { SandboxPool } from "./pool.js";
 import { runProcess } from "./process.js";
@@ -26,6 +29,7 @@ import type { TaskExtras } from "./task.js";
 import type { HarnessTask, Language, RunReport, SandboxBackend, SandboxLimits } from "./types.js";
 import { lockUids } from "./uids.js";
 import type { UidLease } from "./uids.js";
+import { slotZygote, Zygote } from "./zygote.js";
 
 export { INTERPRETERS } from "./task.js";
 
@@ -46,6 +50,10 @@ function sandboxEnv(): Record<string, string> {
     PYTHONDONTWRITEBYTECODE: "1",
     PYTHONIOENCODING: "utf-8",
     PYTHONNOUSERSITE: "1",
+    // numpy's BLAS would start a thread per core, and threads count against `prlimit --nproc` (maxProcesses)
+    OPENBLAS_NUM_THREADS: "1",
+    OMP_NUM_THREADS: "1",
+    MKL_NUM_THREADS: "1",
   };
 }
 
@@ -91,8 +99,11 @@ export function tmpfsSizes(limits: SandboxLimits): { tmp: number; shm: number } 
  * `--seccomp 3`: the filter of seccomp.ts, read from descriptor 3. Writable: `/tmp`, `/sandbox` and `/dev/shm`
  * (private tmpfs mounts with `size=`); `/dev` (device nodes only) and the root are read-only.
  */
-function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
-  const { tmp, shm } = tmpfsSizes(limits);
+function bwrapArgs(limits: SandboxLimits, rk: string | undefined, extra: string[] = [], zygote = false): string[] {
+  const { tmp, shm } = zygote ? { tmp: 65536, shm: 65536 } : tmpfsSizes(limits);
+  // A zygote keeps what each rollout's set-up needs (new namespaces, its mounts) and drops it, with the
+  // seccomp filter loaded, in the rollout's judge before the worker exists (python-zygote.ts).
+  const caps = zygote ? ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"] : ["--cap-drop", "ALL"];
   const tmpfs = (size: number, at: string): string[] => ["--size", String(size), "--perms", "1777", "--tmpfs", at];
   return [
     "/usr/bin/bwrap",
@@ -102,8 +113,7 @@ function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
     "--die-with-parent",
     "--new-session",
     "--as-pid-1",
-    "--cap-drop",
-    "ALL",
+    ...caps,
     ...systemMounts(),
     "--proc",
     "/proc",
@@ -115,6 +125,7 @@ function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
     ...tmpfs(tmp, "/tmp"),
     ...tmpfs(tmp, WORK),
     ...(rk ? ["--ro-bind", rk, RK] : []),
+    ...extra.flatMap((d) => ["--ro-bind", d, d]),
     "--remount-ro",
     "/",
     "--chdir",
@@ -123,8 +134,7 @@ function bwrapArgs(limits: SandboxLimits, rk: string | undefined): string[] {
     "sandbox",
     "--clearenv",
     ...Object.entries(sandboxEnv()).flatMap(([k, v]) => ["--setenv", k, v]),
-    "--seccomp",
-    "3",
+    ...(zygote ? [] : ["--seccomp", "3"]),
   ];
 }
 
@@ -240,6 +250,63 @@ export interface LocalOptions {
   uidBase: number;
   /** `false`: no bubblewrap, a plain process with the same limits (`sandbox: none`). */
   isolate: boolean;
+  /** The Python of judge and worker (default `/usr/bin/python3`); under bubblewrap its venv / prefix is bound read-only. */
+  python?: string;
+  /** `false`: no zygote, one fresh sandbox and interpreter per rollout (also `REWARDKIT_ZYGOTE=off`). Default true. */
+  zygote?: boolean;
+}
+
+/**
+ * A Python rollout through the slot's zygote (zygote.ts, python-zygote.ts): a long-lived bubblewrap sandbox in the
+ * slot's memory group whose first process forks each rollout's judge into fresh namespaces and tmpfs mounts.
+ * Undefined when no zygote can start here (the caller then runs a sandbox of its own).
+ */
+async function runInZygote(
+  pool: SandboxPool,
+  slot: number,
+  uid: number | undefined,
+  group: RunGroup,
+  task: HarnessTask,
+  limits: SandboxLimits,
+): Promise<RunReport | undefined> {
+  const drop = uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
+  const z = await slotZygote(pool, slot, `${uid}:${limits.memoryMb}`, () => {
+    const judge = judgeStart("");
+    const hello = JSON.stringify({ op: "hello", bpf: seccompFilter().toString("base64") }) + "\n";
+    const argv = [
+      "/bin/sh",
+      "-c",
+      'echo 0 > "$0" && exec "$@"',
+      group.procs,
+      ...drop,
+      ...bwrapArgs(limits, undefined, [], true),
+    ];
+    return Zygote.start(
+      [...argv, ...judge.argv, "zygote"],
+      sandboxEnv(),
+      Buffer.concat([judge.stdin, Buffer.from(hello)]),
+    );
+  });
+  if (!z) return undefined;
+  const { tmp, shm } = tmpfsSizes(limits);
+  const oomBefore = group.oomKills();
+  const r = await z.run(
+    taskPayload("python", task, limits, ""),
+    {
+      as: addressSpaceMb("python", limits.memoryMb) * MIB,
+      cpu: Math.ceil(limits.runTimeoutMs / 1000) + 1,
+      nproc: limits.maxProcesses + 2, // the zygote and the rollout's keeper run as the slot's uid too
+      fsize: limits.maxFileMb * MIB,
+      nofile: limits.maxOpenFiles,
+      tmp,
+      shm,
+    },
+    limits.runTimeoutMs + 1000,
+    limits.outputLimitBytes,
+  );
+  if (group.oomKills() > oomBefore) r.end.oomKilled = true;
+  // A judge that never announced its nonce reported nothing: a nonce that matches no line makes that a sandbox error.
+  return parseReport(r.nonce ?? randomBytes(12).toString("hex"), r.end);
 }
 
 /**
@@ -254,8 +321,11 @@ export interface LocalOptions {
  */
 export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend {
   const root = isRoot();
+  const python = o.python ?? INTERPRETERS.python;
+  let mounts: string[] | undefined; // computed on first use: a missing interpreter is the self-test's to report
   return {
     name: o.isolate ? "bwrap" : "none",
+    key: `${o.isolate ? "bwrap" : "none"} ${python}`,
     run(language: Language, task: HarnessTask, limits: SandboxLimits): Promise<RunReport> {
       return pool.run(async (slot) => {
         let uid: number | undefined;
@@ -265,6 +335,13 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
           } catch (e) {
             return { statuses: [], messages: new Map(), sandboxError: (e as Error).message, wallMs: 0, stderr: "" };
           }
+        }
+        // the zygote runs the default interpreter; a configured one (`python:`) gets a sandbox of its own per rollout
+        const zygote = o.zygote !== false && process.env.REWARDKIT_ZYGOTE !== "off" && python === INTERPRETERS.python;
+        if (o.isolate && language === "python" && zygote) {
+          const group = root ? await slotGroup(slot, limits.memoryMb) : undefined;
+          const report = group && (await runInZygote(pool, slot, uid, group, task, limits));
+          if (report) return report;
         }
         const nonce = randomBytes(12).toString("hex");
         const jsTest = language === "javascript" && task.kind === "assert";
@@ -277,16 +354,22 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
         const extras: TaskExtras = {};
         if (!o.isolate) extras.bpf = seccompFilter().toString("base64");
         if (rk) extras.nodeCheck = [o.isolate ? `${RK}/node` : join(rk, "node")];
-        const judge = judgeStart(taskPayload(language, task, limits, nonce, extras));
+        const judge = judgeStart(taskPayload(language, task, limits, nonce, extras), python);
         const nproc = root ? limits.maxProcesses : limits.maxProcesses + 4096;
         const drop =
           uid !== undefined ? ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"] : [];
         let work: string | undefined;
         let argv: string[];
         if (o.isolate) {
-          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk), ...judge.argv];
+          try {
+            mounts ??= python === INTERPRETERS.python ? [] : interpreterMounts(python);
+          } catch (e) {
+            return { statuses: [], messages: new Map(), sandboxError: (e as Error).message, wallMs: 0, stderr: "" };
+          }
+          argv = [...drop, ...prlimitArgs(language, limits, nproc), ...bwrapArgs(limits, rk, mounts), ...judge.argv];
         } else {
           work = mkdtempSync(join(tmpdir(), "rewardkit-work-"));
+          registerTemp(work); // removed at exit too, should the engine be stopped mid-run
           if (uid !== undefined) chownSync(work, uid, uid);
           argv = [...drop, ...prlimitArgs(language, limits, nproc), "/usr/bin/env", "-C", work, ...judge.argv];
         }
@@ -316,7 +399,10 @@ export function localBackend(pool: SandboxPool, o: LocalOptions): SandboxBackend
           return parseReport(nonce, end);
         } finally {
           unwatch?.();
-          if (work) rmSync(work, { recursive: true, force: true });
+          if (work) {
+            rmSync(work, { recursive: true, force: true });
+            unregisterTemp(work);
+          }
         }
       });
     },

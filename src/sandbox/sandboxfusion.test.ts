@@ -84,10 +84,11 @@ describe("SandboxFusion backend", () => {
     expect(Buffer.from(stdin.bpf, "base64").length % 8).toBe(0);
   });
 
-  it("retries on 504 only, then reports SandboxError / HTTP failures as sandbox errors", async () => {
+  it("retries transient faults (here 504), then reports SandboxError / HTTP failures as sandbox errors", async () => {
     let calls = 0;
     const flaky = sandboxFusionBackend(new SandboxPool(1), {
       url: "http://sf.example:8080",
+      backoffMs: 1,
       fetch: fakeServer([], () =>
         ++calls < 3
           ? new Response("gateway", { status: 504 })
@@ -99,9 +100,15 @@ describe("SandboxFusion backend", () => {
     expect(r.sandboxError).toMatch(/runner crashed/);
     const down = sandboxFusionBackend(new SandboxPool(1), {
       url: "http://sf.example:8080",
+      backoffMs: 1,
       fetch: fakeServer([], () => new Response("no", { status: 500 })),
     });
-    expect((await down.run("python", task, DEFAULT_LIMITS)).sandboxError).toMatch(/HTTP 500/);
+    expect((await down.run("python", task, DEFAULT_LIMITS)).sandboxError).toMatch(/HTTP 500 \(4 attempts\)/);
+    const refused = sandboxFusionBackend(new SandboxPool(1), {
+      url: "http://sf.example:8080",
+      fetch: fakeServer([], () => new Response("no", { status: 400 })),
+    });
+    expect((await refused.run("python", task, DEFAULT_LIMITS)).sandboxError).toBe("SandboxFusion: HTTP 400");
   });
 
   it("TimeLimitExceeded: tests without a report are timeouts", async () => {

@@ -26,16 +26,18 @@ const BOOT = [
   "exec(_rk_boot())",
 ].join("\n");
 
-let bytecode: Buffer | null | undefined;
+const bytecode = new Map<string, Buffer | null>();
 
 /**
- * The harness compiled by this host's `/usr/bin/python3` (marshal format is specific to one Python version, and
- * the sandbox runs that same interpreter), once per engine; null where it cannot be compiled.
+ * The harness compiled by `python` (default this host's `/usr/bin/python3`; marshal format is specific to one
+ * Python version, and the sandbox runs that same interpreter), once per engine and interpreter; null where it
+ * cannot be compiled.
  */
-export function harnessBytecode(): Buffer | null {
-  if (bytecode === undefined) {
+export function harnessBytecode(python: string = INTERPRETERS.python): Buffer | null {
+  let code = bytecode.get(python);
+  if (code === undefined) {
     const r = spawnSync(
-      INTERPRETERS.python,
+      python,
       [
         "-s",
         "-c",
@@ -48,21 +50,23 @@ export function harnessBytecode(): Buffer | null {
         timeout: 30_000,
       },
     );
-    bytecode = r.status === 0 && r.stdout.length > 0 ? r.stdout : null;
+    code = r.status === 0 && r.stdout.length > 0 ? r.stdout : null;
+    bytecode.set(python, code);
   }
-  return bytecode;
+  return code;
 }
 
 /**
  * How the judge is started and what it reads: `python3 -s -c BOOT` with the compiled harness and then the task on
- * stdin (or, where the harness could not be compiled here, `python3 -s -c HARNESS` with the task alone).
+ * stdin (or, where the harness could not be compiled here, `python3 -s -c HARNESS` with the task alone). `python`:
+ * the interpreter of judge and worker (the code component's `python` option, e.g. a venv's `bin/python3`).
  */
-export function judgeStart(payload: string): { argv: string[]; stdin: Buffer } {
-  const code = harnessBytecode();
-  if (!code) return { argv: [INTERPRETERS.python, "-s", "-c", PYTHON_HARNESS], stdin: Buffer.from(payload) };
+export function judgeStart(payload: string, python: string = INTERPRETERS.python): { argv: string[]; stdin: Buffer } {
+  const code = harnessBytecode(python);
+  if (!code) return { argv: [python, "-s", "-c", PYTHON_HARNESS], stdin: Buffer.from(payload) };
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(code.length));
-  return { argv: [INTERPRETERS.python, "-s", "-c", BOOT], stdin: Buffer.concat([len, code, Buffer.from(payload)]) };
+  return { argv: [python, "-s", "-c", BOOT], stdin: Buffer.concat([len, code, Buffer.from(payload)]) };
 }
 
 export interface TaskExtras {

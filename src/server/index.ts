@@ -90,6 +90,7 @@ export async function startServer(
   // model clients (judges, reward models) are built with the scorers below: they take the fleet's budgets from here
   shareModelStore(store);
   const scorerOptions = {
+    prestart: true, // the first request should not wait for workers to load
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
     ...(store ? { store, storeTtlMs: options.storeTtlMs } : {}),

@@ -63,11 +63,20 @@ export interface VerifierDefinition<O = unknown> {
   /** Builds the verify function from validated options. Called once per worker / engine. */
   create(options: O): VerifyFn;
   /**
+   * A `worker` verifier's inline fast path, built once per engine from validated options: run on the engine's
+   * thread before a rollout is sent to the pool, it returns exactly the result `create`'s function would (a sound
+   * subset: only what it can decide with certainty, in linear time, without the slow machinery) or `undefined` to
+   * hand the rollout over to a worker. It saves the thread hop and the worker start-up on the common cases.
+   */
+  fastPath?(options: O): (input: VerifierInput) => ComponentResult | undefined;
+  /**
    * Whether this host can run the verifier with these options at all (the code sandbox's self-test), for
    * `rewardkit check --health` and the server's `/readyz`. Resolves undefined when it can, else why not (one line);
-   * never rejects. Results may be cached per process. Absent: nothing to check.
+   * never rejects. Results may be cached per process. Absent: nothing to check. `sample`: rollouts of the task set
+   * (`rewardkit check --rollouts`), for checks that depend on the data (the code verifier: modules the programs and
+   * tests import that the sandbox lacks).
    */
-  health?(options: O): Promise<string | undefined>;
+  health?(options: O, sample?: readonly Rollout[]): Promise<string | undefined>;
   /**
    * The component's group-context stage, when it has one for these options: it is scored (or its per-rollout score
    * adjusted) after every per-rollout component, from what {@link GroupStage.member} kept of each rollout of the

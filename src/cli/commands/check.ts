@@ -8,6 +8,9 @@ import { table } from "../../diagnostics/format.js";
 import { UserError } from "../../core/errors.js";
 import { specHealth } from "../../engine/health.js";
 import { parseSteps, readStateFile } from "../state.js";
+import type { Rollout } from "../../core/types.js";
+import { readLines } from "../../io/jsonl.js";
+import { toRollout } from "../../io/rollout.js";
 
 /** Formats a number for tables: up to 6 significant decimals, no binary noise. */
 function num(v: number): string {
@@ -127,6 +130,27 @@ interface CheckOpts {
   steps?: string;
   state?: string;
   hostCheck?: boolean;
+  rollouts?: string;
+}
+
+/**
+ * The rollouts of `path` (JSONL, `.gz` too) that can be read, for the host checks that depend on the data (the code
+ * verifier scans their programs and tests for imports); lines that are not rollouts are skipped.
+ */
+async function readSample(path: string): Promise<Rollout[]> {
+  const out: Rollout[] = [];
+  for await (const { line, text } of readLines(path, { onProblem: () => undefined })) {
+    if (!text.trim()) continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    const r = toRollout(record, line, {});
+    if ("rollout" in r) out.push(r.rollout);
+  }
+  return out;
 }
 
 /** Exit code of `check` for a valid spec that this host cannot run (the code sandbox's self-test failed). */
@@ -137,14 +161,15 @@ export const HOST_BROKEN_EXIT = 4;
  * reference kind) and prints one line; throws a UserError (exit 4) when the host cannot run the spec, since every
  * code verdict on it would be `sandbox_error`. Prints nothing for a spec without such components.
  */
-async function reportHost(specs: Array<[string, CompiledSpec]>): Promise<void> {
+async function reportHost(specs: Array<[string, CompiledSpec]>, sample?: readonly Rollout[]): Promise<void> {
   const checked = specs.flatMap(([p, s]) =>
     s.components.filter((c) => c.definition.health !== undefined).map((c) => `${p}${c.name} (${c.type})`),
   );
   if (checked.length === 0) return;
-  const problems = (await Promise.all(specs.map(([p, s]) => specHealth(s, p)))).flat();
+  const problems = (await Promise.all(specs.map(([p, s]) => specHealth(s, p, sample)))).flat();
   if (problems.length === 0) {
-    process.stdout.write(`host: ok (self-test passed for ${checked.join(", ")})\n`);
+    const data = sample ? `; the modules ${sample.length} rollouts import are there` : "";
+    process.stdout.write(`host: ok (self-test passed for ${checked.join(", ")}${data})\n`);
     return;
   }
   const lines = problems.map((p) => `  ${p.component} (${p.type}): ${p.problem}`);
@@ -169,8 +194,13 @@ export function registerCheck(program: Command): void {
       "--no-host-check",
       "skip the host checks (the code sandbox's self-test), which otherwise run after the description (exit 4 when the host cannot run the spec)",
     )
+    .option(
+      "--rollouts <file>",
+      "also check the host against a task set (JSONL): the Python modules its programs and tests import must import in the code sandbox (exit 4 naming the missing ones)",
+    )
     .action(async (path: string, o: CheckOpts) => {
       const any = loadAnySpec(path);
+      const sample = o.rollouts !== undefined ? await readSample(o.rollouts) : undefined;
       if (isRoutedSpec(any)) {
         if (o.steps !== undefined)
           throw new UserError(
@@ -179,7 +209,11 @@ export function registerCheck(program: Command): void {
         process.stdout.write(
           o.json ? JSON.stringify({ ...any.plain, hash: any.hash }, null, 2) + "\n" : describeRoutedSpec(any) + "\n",
         );
-        if (!o.json && o.hostCheck !== false) await reportHost([...any.routes].map(([k, s]) => [`${k}/`, s]));
+        if (!o.json && o.hostCheck !== false)
+          await reportHost(
+            [...any.routes].map(([k, s]) => [`${k}/`, s]),
+            sample,
+          );
         return;
       }
       const spec = any;
@@ -202,6 +236,6 @@ export function registerCheck(program: Command): void {
       process.stdout.write(
         o.json ? JSON.stringify({ ...spec.plain, hash: spec.hash }, null, 2) + "\n" : describeSpec(spec) + "\n",
       );
-      if (!o.json && o.hostCheck !== false) await reportHost([["", spec]]);
+      if (!o.json && o.hostCheck !== false) await reportHost([["", spec]], sample);
     });
 }

@@ -13,7 +13,7 @@ import type { RoutedSummary } from "../../engine/routes-file.js";
 import { createProgress } from "../progress.js";
 import { UserError } from "../../core/errors.js";
 import { whileInterruptible } from "../interrupt.js";
-import { collect, intOption, parseShard } from "../options.js";
+import { collect, countOption, intOption, parseShard } from "../options.js";
 import { UsageError } from "../errors.js";
 import { partialSummaryText, shardInfo } from "../../engine/partial.js";
 import { shardRefusal } from "../../engine/shard.js";
@@ -31,6 +31,7 @@ interface ScoreOpts {
   labelComponent?: string;
   strict?: boolean;
   concurrency?: number;
+  cacheSize?: number;
   quiet?: boolean;
   state?: string;
   maxLineMb?: number;
@@ -52,6 +53,11 @@ export function registerScore(program: Command): void {
     .option("--label-component <name>", "component compared with --label (default: the first)")
     .option("--strict", "stop at the first malformed line (default: report, count and skip it)")
     .option("--concurrency <n>", "worker threads for slow verifiers (default: CPU count)", intOption)
+    .option(
+      "--cache-size <n>",
+      "verdict cache capacity (component verdicts; default 100000, 0 disables it): what memory levels off at on a long run",
+      countOption,
+    )
     .option(
       "--state <file>",
       "performance-schedule state: resumed from the file when it exists, saved to it at the end",
@@ -110,6 +116,7 @@ export function registerScore(program: Command): void {
               strict: o.strict ?? false,
               maxLineBytes: (o.maxLineMb ?? 256) * 1024 * 1024,
               ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+              ...(o.cacheSize !== undefined ? { cacheSize: o.cacheSize } : {}),
               ...(o.label !== undefined ? { labelField: o.label } : {}),
               ...(o.labelComponent !== undefined ? { labelComponent: o.labelComponent } : {}),
               onProblem: (p) => {

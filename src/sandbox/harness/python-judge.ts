@@ -852,22 +852,42 @@ class RemoteInstance:
         return "<object of the program>"
 
 
-def judge_main():
+def _read_exactly(n):
+    b = bytearray()
+    while len(b) < n:
+        c = os.read(0, min(n - len(b), 1 << 20))
+        if not c:
+            raise EOFError("the task ended early")
+        b += c
+    return b
+
+
+def judge_main(rollout=False):
+    """rollout: started by a zygote (python-zygote.ts): the task is one length-prefixed frame on stdin, and the
+    judge draws the report nonce itself, after the worker is forked, and announces it as its first line."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a signal from the program must not end the judge
     signal.signal(signal.SIGCHLD, reap)
     set_dumpable(0)  # before anything secret is in this process
     zygote = Worker.start()  # before the task is read: the worker never holds it
-    data = bytearray()
-    while True:
-        chunk = os.read(0, 1 << 20)
-        if not chunk:
-            break
-        data += chunk
+    nonce = None
+    if rollout:
+        nonce = os.urandom(12).hex()  # drawn in this process, after the fork: no other process ever held it
+        os.write(1, ("rk-nonce %s\n" % nonce).encode("ascii"))
+        data = _read_exactly(int.from_bytes(_read_exactly(8), "little"))
+    else:
+        data = bytearray()
+        while True:
+            chunk = os.read(0, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     task = json.loads(bytes(data))
     del data
+    if nonce is not None:
+        task["nonce"] = nonce
     judge = Judge(task, zygote)
     try:
         judge.run()
@@ -881,9 +901,4 @@ def judge_main():
     os._exit(0)
 
 
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["worker"]:
-        worker_main(3, 4)
-    else:
-        judge_main()
 `;

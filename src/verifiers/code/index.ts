@@ -1,16 +1,20 @@
 import { z } from "zod";
-import type { ComponentResult } from "../../core/types.js";
+import type { ComponentResult, Rollout } from "../../core/types.js";
+import { completionText } from "../../core/completion.js";
 import { ok, unscorable } from "../../core/types.js";
-import { localBackend, probeBwrap } from "../../sandbox/local.js";
+import { interpreterProblem } from "../../sandbox/interpreter.js";
+import { INTERPRETERS, localBackend, probeBwrap } from "../../sandbox/local.js";
+import { missingModules, MODULE_NAME } from "../../sandbox/modules.js";
 import { sharedPool } from "../../sandbox/pool.js";
-import { sandboxFusionBackend } from "../../sandbox/sandboxfusion.js";
+import { remotePool, REMOTE_CONCURRENCY, sandboxFusionBackend } from "../../sandbox/sandboxfusion.js";
 import { selfTest, TASK_KINDS } from "../../sandbox/selftest.js";
 import type { HarnessTask, Language, SandboxBackend, SandboxLimits, TestStatus } from "../../sandbox/types.js";
 import { DEFAULT_LIMITS, TEST_STATUSES } from "../../sandbox/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { extractProgram } from "./extract.js";
+import { pythonImports } from "./imports.js";
 import type { CodeReference } from "./reference.js";
-import { codeReference, LEETCODE_PRELUDE, nativeReference } from "./reference.js";
+import { codeReference, LEETCODE_PRELUDE, LEETCODE_SORTED, nativeReference } from "./reference.js";
 import { difficultyWeights, scoreTests } from "./score.js";
 
 const ms = (max: number, def: number) => z.number().int().positive().max(max).default(def);
@@ -29,6 +33,20 @@ const options = z
     sandbox: z.enum(["bwrap", "none", "sandboxfusion"]).default("bwrap"),
     /** Base URL of a SandboxFusion server (`sandbox: sandboxfusion`). */
     sandboxFusionUrl: z.url().optional(),
+    /** `sandbox: sandboxfusion`: retries of a request that met a transient fault (429, 5xx, a dropped connection), with backoff. */
+    sandboxFusionRetries: z.number().int().min(0).max(10).default(3),
+    /**
+     * The Python of the sandbox's judge and worker, an absolute path (default `/usr/bin/python3`), e.g. a venv's
+     * `/opt/venv/bin/python3`: under bubblewrap the venv (and its base interpreter, when outside /usr) is bound
+     * read-only. Local sandboxes only.
+     */
+    python: z.string().startsWith("/", "an absolute path").optional(),
+    /**
+     * Python modules the tasks import (`[sortedcontainers, numpy]`): checked in the sandbox's interpreter by
+     * `rewardkit check` and `/readyz`; while one is missing, every Python verdict is `sandbox_error` (never the
+     * false 0 of a `ModuleNotFoundError`).
+     */
+    modules: z.array(z.string().regex(MODULE_NAME, "a Python module name")).default([]),
     /** Time limit of one test, ms of CPU time of the program's process (wall-clock backstop: 10×). */
     testTimeoutMs: ms(120_000, DEFAULT_LIMITS.testTimeoutMs),
     /** Time limit of the whole sandbox run of one rollout (every test), ms; CPU seconds are capped alike. */
@@ -48,7 +66,11 @@ const options = z
       .min(1024)
       .max(1 << 30)
       .default(DEFAULT_LIMITS.outputLimitBytes),
-    /** Sandboxes run at once (default: available parallelism). Shared by every code component of the engine. */
+    /**
+     * Sandboxes run at once (default: available parallelism; with `sandbox: sandboxfusion`, requests in flight per
+     * server, default 16). Shared by every code component of the engine (per server for SandboxFusion); the first
+     * component's value wins.
+     */
     concurrency: z.number().int().positive().max(1024).optional(),
     /** As root, slot i of the pool runs as uid `uidBase + i` (unused uids: the sandbox owns nothing on the host). */
     uidBase: z.number().int().min(1000).max(2_000_000_000).default(61_000),
@@ -56,6 +78,12 @@ const options = z
   .superRefine((o, ctx) => {
     if (o.sandbox === "sandboxfusion" && !o.sandboxFusionUrl)
       ctx.addIssue({ code: "custom", path: ["sandboxFusionUrl"], message: "required with sandbox: sandboxfusion" });
+    if (o.sandbox === "sandboxfusion" && o.python !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["python"],
+        message: "a local sandbox's interpreter: SandboxFusion runs its own (leave python out)",
+      });
   });
 export type CodeOptions = z.infer<typeof options>;
 
@@ -65,7 +93,7 @@ function harnessTask(ref: CodeReference, program: string): HarnessTask {
   const prelude =
     "prelude" in ref && ref.prelude !== undefined
       ? ref.prelude === "leetcode"
-        ? LEETCODE_PRELUDE
+        ? LEETCODE_PRELUDE + (/\bSorted(List|Dict|Set|KeyList)\b/.test(program) ? LEETCODE_SORTED : "")
         : ref.prelude
       : undefined;
   const withPrelude = <T extends HarnessTask>(t: T): T => (prelude ? { ...t, prelude } : t);
@@ -98,14 +126,24 @@ function weightsOf(ref: CodeReference, n: number): { weights?: number[]; source:
 }
 
 function makeBackend(o: CodeOptions, warn = true): SandboxBackend {
+  if (o.sandbox === "sandboxfusion") {
+    const url = o.sandboxFusionUrl!;
+    return sandboxFusionBackend(remotePool(url, o.concurrency ?? REMOTE_CONCURRENCY), {
+      url,
+      retries: o.sandboxFusionRetries,
+    });
+  }
   const pool = sharedPool(o.concurrency);
-  if (o.sandbox === "sandboxfusion") return sandboxFusionBackend(pool, { url: o.sandboxFusionUrl! });
   if (o.sandbox === "none" && warn) {
     console.warn(
       "rewardkit: code verifier runs with `sandbox: none`: completions execute WITHOUT isolation (resource limits and a separate uid only)",
     );
   }
-  return localBackend(pool, { uidBase: o.uidBase, isolate: o.sandbox === "bwrap" });
+  return localBackend(pool, {
+    uidBase: o.uidBase,
+    isolate: o.sandbox === "bwrap",
+    ...(o.python !== undefined ? { python: o.python } : {}),
+  });
 }
 
 function limitsOf(o: CodeOptions): SandboxLimits {
@@ -135,7 +173,69 @@ async function hostProblem(
     const missing = await probeBwrap();
     if (missing !== undefined) return missing;
   }
-  return selfTest(backend, language, kind, limits);
+  if (o.python !== undefined && language === "python") {
+    const bad = interpreterProblem(o.python);
+    if (bad !== undefined) return bad;
+  }
+  const broken = await selfTest(backend, language, kind, limits);
+  if (broken !== undefined || language !== "python") return broken;
+  return modulesProblem(o, backend, o.modules, limits, "declared in modules:");
+}
+
+/** The interpreter the sandbox runs, in words. */
+function interpreterOf(o: CodeOptions): string {
+  return o.sandbox === "sandboxfusion"
+    ? `SandboxFusion's python (${o.sandboxFusionUrl})`
+    : (o.python ?? INTERPRETERS.python);
+}
+
+/**
+ * Why the sandbox's Python cannot run tasks that import `modules` (some do not import), or undefined. `whose`
+ * says who needs them: `declared in modules:`, or per module the rollouts that import it.
+ */
+async function modulesProblem(
+  o: CodeOptions,
+  backend: SandboxBackend,
+  modules: readonly string[],
+  limits: SandboxLimits,
+  whose: string | ((module: string) => string),
+): Promise<string | undefined> {
+  const r = await missingModules(backend, modules, limits);
+  if ("error" in r) return `module check (${modules.join(", ")}) failed: ${r.error}`;
+  if (r.missing.length === 0) return undefined;
+  const listed =
+    typeof whose === "string"
+      ? `${r.missing.join(", ")} (${whose})`
+      : r.missing.map((m) => `${m} (${whose(m)})`).join(", ");
+  const debian = r.missing.map((m) => `python3-${m.toLowerCase()}`).join(" ");
+  return `${interpreterOf(o)} lacks modules the tasks import: ${listed} — install them (Debian: ${debian}; \`npm run setup:code\` installs the usual set) or name a venv that has them in \`python:\` (docs/code.md)`;
+}
+
+/**
+ * Modules the Python programs and test code of `sample` import, each with the ids of (up to three of) the rollouts
+ * that import it: the completions' programs (extracted as the component would) and the references' test code and
+ * preludes.
+ */
+function sampleImports(o: CodeOptions, sample: readonly Rollout[]): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const r of sample) {
+    const sources: string[] = [];
+    const native = r.reference === undefined || r.reference === null ? undefined : nativeReference(r.reference);
+    const parsed = native?.error === undefined ? codeReference.safeParse(native?.value) : undefined;
+    const ref = parsed?.success ? parsed.data : undefined;
+    if ((ref?.language ?? o.language) !== "python") continue;
+    const program = extractProgram(completionText(r.completion), "python", o.extract);
+    if (program !== undefined) sources.push(program);
+    if (ref?.kind === "assert") sources.push(ref.test);
+    if (ref && ref.kind !== "stdio" && ref.prelude !== undefined)
+      sources.push(ref.prelude === "leetcode" ? LEETCODE_PRELUDE : ref.prelude);
+    for (const m of new Set(sources.flatMap(pythonImports))) {
+      const ids = found.get(m) ?? [];
+      ids.push(r.id);
+      found.set(m, ids);
+    }
+  }
+  return found;
 }
 
 /**
@@ -217,12 +317,21 @@ export const codeVerifier: VerifierDefinition<CodeOptions> = {
       return passed === n ? ok(score, undefined, details) : ok(score, "tests_failed", details);
     };
   },
-  async health(o) {
+  async health(o, sample) {
     // References may name their own language; the component's is the one it is declared for.
     const backend = makeBackend(o, false);
     const limits = limitsOf(o);
     const problems = await Promise.all(TASK_KINDS.map((k) => hostProblem(o, backend, o.language, k, limits)));
     const found = [...new Set(problems.filter((p) => p !== undefined))];
+    if (found.length === 0 && sample !== undefined && sample.length > 0) {
+      const imports = sampleImports(o, sample);
+      const users = (m: string): string => {
+        const ids = imports.get(m) ?? [];
+        return `imported by ${ids.length} rollout${ids.length === 1 ? "" : "s"}: ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}`;
+      };
+      const p = await modulesProblem(o, backend, [...imports.keys()], limits, users);
+      if (p !== undefined) found.push(p);
+    }
     return found.length > 0 ? found.join("; ") : undefined;
   },
 };

@@ -139,11 +139,11 @@ export interface AnchorHit {
 }
 
 /**
- * The last `keep` hits of every anchor pattern of the given strategies in `text`, ordered by position (the
- * last one is the final statement). Linear: a pattern is scanned once, and only when the text contains
+ * The last `keep` hits of every anchor pattern of the given strategies in `text` that start at or after `from`,
+ * ordered by position (the last one is the final statement). Linear: a pattern is scanned once, and only when the text contains
  * one of its keywords; overlapping hits of one pattern are not reported.
  */
-export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy>, keep = 8): AnchorHit[] {
+export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy>, keep = 8, from = 0): AnchorHit[] {
   const hits: AnchorHit[] = [];
   let lower: string | undefined;
   for (const a of ANCHORS) {
@@ -152,7 +152,9 @@ export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy
     const l = lower;
     if (!a.keys.some((k) => hasKey(l, k))) continue;
     const last: AnchorHit[] = []; // the last `keep` hits of this pattern
-    a.re.lastIndex = 0;
+    // no anchor matches a backslash, so no hit before `from` (a box's start) overlaps one after it: scanning from
+    // there finds exactly the full scan's hits at or after `from`
+    a.re.lastIndex = from;
     for (let m = a.re.exec(text); m !== null; m = a.re.exec(text)) {
       if (last.length === keep) last.shift();
       last.push({ index: m.index, end: m.index + m[0].length, anchor: a });

@@ -55,6 +55,8 @@ const GREEK = [
 ];
 /** Whether the engine was used since the last rewind. */
 let touched = false;
+/** While set, the engine counts as not loaded ({@link withoutCas}). */
+let barred = false;
 
 /** Whether the engine is loaded (then CAS comparisons run synchronously). */
 export function casLoaded(): boolean {
@@ -79,8 +81,22 @@ export function loadCas(): Promise<void> {
   return loading;
 }
 
+/**
+ * Runs `f` as if the engine were not loaded: any comparison that would use it throws {@link NeedCas}, so `f`
+ * either decides without the CAS or says it cannot (the inline fast path of `verifyMathInline`).
+ */
+export function withoutCas<T>(f: () => T): T {
+  const was = barred;
+  barred = true;
+  try {
+    return f();
+  } finally {
+    barred = was;
+  }
+}
+
 function ce(): ComputeEngine {
-  if (!engine) throw new NeedCas();
+  if (!engine || barred) throw new NeedCas();
   touched = true;
   return engine;
 }

@@ -10,7 +10,8 @@
  * its last member. Solution lists are unordered (`x=1, x=2` = `2, 1`); a prefix on the first item of a
  * list applies to all (`n=2,3,4`).
  */
-import { casCompare, casCompareEquations } from "./cas.js";
+import { casCompare, casCompareEquations, tooHeavy } from "./cas.js";
+import { certainlyApart } from "./apart.js";
 import { absoluteInequality, assignmentTuples, matrixArithmetic } from "./shapes.js";
 import { splitTop } from "./split.js";
 import { fastEval, ratEq, ratToNumber, rat, type FastResult, type Rational } from "./fast.js";
@@ -365,6 +366,9 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
     return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings, decimalPlaces(g.s)), method: "fast" };
   // CAS (percent becomes a division by 100 on the percent side, per the percent policy).
   const goldPlaces = DECIMAL_RE.test(gold) && !DECIMAL_RE.test(pred) ? decimalPlaces(g.s) : null;
+  // Two numbers with radicals or π whose values are far apart: the CAS would say `false` (apart.ts); not loaded.
+  if (!g.pct && !p.pct && goldPlaces === null && !tooHeavy(g.s) && !tooHeavy(p.s) && certainlyApart(g.s, p.s))
+    return { outcome: false, method: "fast" };
   const variants = (x: { s: string; pct: boolean }) =>
     x.pct && settings.percent === "equal-fraction" ? [x.s, `\\frac{${x.s}}{100}`] : [x.s];
   let best: Verdict | undefined;

@@ -93,7 +93,8 @@ export function allBoxed(text: string): BoxedSpan[] {
   }
   const spans: BoxedSpan[] = [];
   const stack: number[] = [];
-  for (let i = 0; i < text.length; i++) {
+  // a brace group opened after the first box closes where it closes whatever came before: start the scan there
+  for (let i = starts[0] as number; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 92 /* \\ */) {
       i++;
@@ -322,7 +323,8 @@ function anchoredGroup(text: string, group: ReadonlySet<ExtractStrategy>, pick: 
   const boxes = spans.map((b) => stripDelimiters(b.inner)).filter((b) => b !== "");
   const lastBox = [...spans].reverse().find((b) => stripDelimiters(b.inner) !== "");
   if (pick === "first" && boxes.length > 0) return { answer: boxes[0] as string, strategy: "boxed", boxed: boxes };
-  const hits = anchorHits(text, group);
+  // only anchors stated after the last box can win over it: the text before it is not searched for them
+  const hits = anchorHits(text, group, 8, lastBox ? lastBox.start + 1 : 0);
   let tries = 0;
   for (let h = hits.length - 1; h >= 0 && tries < MAX_ANCHOR_TRIES; h--) {
     const hit = hits[h] as AnchorHit;

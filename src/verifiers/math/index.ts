@@ -11,7 +11,7 @@ import { copiedFromPrompt, echoesPrompt, hedgeAfter, promptText } from "./hedge.
 import { ok, unscorable, type ComponentResult } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { BoundedCache } from "../../core/cache.js";
-import { casRewind, loadCas } from "./cas.js";
+import { casRewind, loadCas, withoutCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
 import { allBoxed, extractAnswer, stripDelimiters, type ExtractStrategy } from "./extract.js";
 import { afterThink } from "../reasoning.js";
@@ -45,7 +45,11 @@ function resolveOptions(options: Partial<MathOptions> | undefined): MathOptions 
   return o;
 }
 
+const cacheOf = new WeakMap<MathOptions, { cache: BoundedCache<Verdict>; prefix: string }>();
+
 function cacheFor(o: MathOptions): { cache: BoundedCache<Verdict>; prefix: string } {
+  const known = cacheOf.get(o);
+  if (known) return known;
   const prefix = `${o.percent}|${o.relTol}|${o.sampleTol}|${o.samplePoints}|${o.seed}|${o.maxBits}`;
   const id = `${prefix}|${o.cacheSize}`;
   let cache = caches.get(id);
@@ -53,6 +57,7 @@ function cacheFor(o: MathOptions): { cache: BoundedCache<Verdict>; prefix: strin
     cache = new BoundedCache<Verdict>(o.cacheSize);
     caches.set(id, cache);
   }
+  cacheOf.set(o, { cache, prefix });
   return { cache, prefix };
 }
 
@@ -203,11 +208,15 @@ function compareWithUnits(gold: Normalized, pred: Normalized, o: MathOptions): V
   return v.outcome === false ? { outcome: "undecidable", method: v.method } : v;
 }
 
+function verdictKey(gold: Normalized, pred: Normalized, prefix: string): string {
+  const mark = (n: Normalized) => `${n.text ? "T" : ""}${n.deg ?? ""}|${n.unit ?? ""}|`;
+  return `${prefix}\u0000${mark(gold)}${gold.s}\u0000${mark(pred)}${pred.s}`;
+}
+
 /** The verdict for a normalized pair, from the cache or computed (a Promise only while the CAS loads). */
 function verdictOf(gold: Normalized, pred: Normalized, o: MathOptions): MaybePromise<Verdict> {
   const { cache, prefix } = cacheFor(o);
-  const mark = (n: Normalized) => `${n.text ? "T" : ""}${n.deg ?? ""}|${n.unit ?? ""}|`;
-  const key = `${prefix}\u0000${mark(gold)}${gold.s}\u0000${mark(pred)}${pred.s}`;
+  const key = verdictKey(gold, pred, prefix);
   const hit = cache.get(key);
   if (hit) return hit;
   const compute = (): MaybePromise<Verdict> => {
@@ -225,6 +234,52 @@ function verdictOf(gold: Normalized, pred: Normalized, o: MathOptions): MaybePro
   };
   return compute();
 }
+
+/** Thrown by the inline path when it cannot decide a rollout: the worker does. */
+class HandOver extends Error {
+  constructor() {
+    super("hand over to the worker");
+  }
+}
+const HAND_OVER = new HandOver();
+
+/**
+ * Bounds of the inline path (`verifyMathInline`): beyond them a rollout goes to the worker. Extraction is linear in
+ * the text; everything after it (normalization, comparison) runs on at most `answer` characters, so its cost per
+ * rollout is bounded whatever the regular expressions do on longer strings.
+ */
+const INLINE = { text: 65_536, reference: 1_024, answer: 256 } as const;
+
+/**
+ * How a pair of normalized answers is decided: by the worker's `verdictOf` (every path, the CAS included), or
+ * inline (the same comparison with the CAS barred; {@link HAND_OVER} when it would need it).
+ */
+interface Decider {
+  verdict(gold: Normalized, pred: Normalized, o: MathOptions): MaybePromise<Verdict>;
+  /** Longest raw answer (either side) this decider normalizes. */
+  maxAnswer: number;
+}
+
+const WORKER: Decider = { verdict: verdictOf, maxAnswer: Infinity };
+
+const INLINE_DECIDER: Decider = {
+  maxAnswer: INLINE.answer,
+  verdict(gold, pred, o) {
+    if (gold.s.length > INLINE.answer || pred.s.length > INLINE.answer) throw HAND_OVER;
+    const { cache, prefix } = cacheFor(o);
+    const key = verdictKey(gold, pred, prefix);
+    const hit = cache.get(key);
+    if (hit) return hit;
+    let v: Verdict;
+    try {
+      v = withoutCas(() => unitPolicy(gold, pred, compareWithUnits(gold, pred, o), o));
+    } catch {
+      throw HAND_OVER; // NeedCas, or an error the worker turns into `undecidable`
+    }
+    cache.set(key, v);
+    return v;
+  },
+};
 
 /** Distinct normalized boxed answers (by normalized text), in order. */
 function distinctBoxes(boxes: string[], o: MathOptions): Normalized[] | "parse_error" {
@@ -305,18 +360,55 @@ export function verifyMath(
   options?: Partial<MathOptions>,
   prompt?: string,
 ): ComponentResult | Promise<ComponentResult> {
+  return verifyWith(WORKER, completion, reference, resolveOptions(options), prompt);
+}
+
+/**
+ * The inline fast path: {@link verifyMath}'s result when it is certain without the CAS and within bounded work,
+ * else `undefined` (the caller runs `verifyMath` in a worker). Runs the same extraction, normalization and
+ * comparison code as `verifyMath` with the CAS barred, so whatever it returns is exactly `verifyMath`'s result — a
+ * pure function of (completion, reference, options, prompt) either way. Synchronous; linear in the completion:
+ * texts over 64 KiB, references over 1 KiB and answers over 256 characters are handed over, and the steps after
+ * extraction (linear, docs/math.md §1) only see answers of at most 256 characters. Decides identical normalized
+ * answers, exact rationals and certainly-different radicals — nearly every verdict of a training run.
+ * @example verifyMathInline("so \\boxed{\\frac{1}{2}}", "0.5") // { score: 1, status: "ok", ... }
+ * @example verifyMathInline("\\boxed{\\sqrt{8}}", "2\\sqrt{2}") // undefined (needs the CAS)
+ */
+export function verifyMathInline(
+  completion: string,
+  reference: unknown,
+  options?: Partial<MathOptions>,
+  prompt?: string,
+): ComponentResult | undefined {
+  if (completion.length > INLINE.text || (prompt !== undefined && prompt.length > INLINE.text)) return undefined;
   const o = resolveOptions(options);
+  try {
+    const r = verifyWith(INLINE_DECIDER, completion, reference, o, prompt);
+    return r instanceof Promise ? undefined : r; // never: the inline decider is synchronous
+  } catch (err) {
+    if (err === HAND_OVER) return undefined;
+    throw err;
+  }
+}
+
+function verifyWith(
+  d: Decider,
+  completion: string,
+  reference: unknown,
+  o: MathOptions,
+  prompt?: string,
+): ComponentResult | Promise<ComponentResult> {
   if (reference === undefined || reference === null) return unscorable("no_reference", { extracted: null });
   if (Array.isArray(reference)) {
     const refs: unknown[] = reference;
     if (refs.length === 0 || !refs.every(isScalarReference)) return invalidReference();
     const alternatives = refs;
-    return then(sequence(alternatives.map((r) => () => verifyOne(completion, r, o, prompt))), (rs) =>
+    return then(sequence(alternatives.map((r) => () => verifyOne(d, completion, r, o, prompt))), (rs) =>
       rs.length === 1 ? (rs[0] as ComponentResult) : bestOf(rs),
     );
   }
   if (!isScalarReference(reference)) return invalidReference();
-  return verifyOne(completion, reference, o, prompt);
+  return verifyOne(d, completion, reference, o, prompt);
 }
 
 const REFERENCE_SHAPE = "a string, a finite number, or a non-empty array of them (any one may match)";
@@ -358,17 +450,22 @@ function bestOf(rs: ComponentResult[]): ComponentResult {
 }
 
 function verifyOne(
+  d: Decider,
   completion: string,
   reference: string | number | bigint,
   o: MathOptions,
   prompt?: string,
 ): ComponentResult | Promise<ComponentResult> {
-  const g = goldText(reference);
+  if (d !== WORKER && typeof reference === "string" && reference.length > INLINE.reference) throw HAND_OVER;
+  const known = golds.get(referenceKey(reference));
+  const g = known ? known.g : goldText(reference);
   if (g === null) return unscorable("no_reference", { extracted: null });
   if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });
+  if (g.length > d.maxAnswer) throw HAND_OVER;
   // a gold option with its text (`(D) Alina`): the letter is the answer (choices.ts)
   const option = letteredGold(g);
-  const gold = normalizeAnswer(option ? option.letter : g);
+  const gold = known ? known.gold : normalizeAnswer(option ? option.letter : g);
+  if (!known) golds.set(referenceKey(reference), { g, gold });
   if (gold.s === "") return unscorable("no_reference", { extracted: null });
   if (refused(gold, o)) return unscorable("parse_error", { extracted: null, side: "reference" });
   let text: string | null = completion;
@@ -383,10 +480,12 @@ function verifyOne(
   if (ex === null) return unscorable("no_answer", { extracted: null });
   const shown = ex.answer.length > 200 ? `${ex.answer.slice(0, 200)}…` : ex.answer;
   if (ex.answer.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: shown });
+  if (ex.answer.length > d.maxAnswer) throw HAND_OVER;
   let pred = normalizeAnswer(ex.answer);
   // A list gold answered with one box per item (`\boxed{1} and \boxed{2}`): the boxes together are the answer.
   if (ex.boxed && ex.boxed.length > 1 && o.multipleBoxed === "last" && isListGold(gold.s) && !isListGold(pred.s)) {
     const joined = [...new Set(ex.boxed)].join(", ");
+    if (joined.length > d.maxAnswer) throw HAND_OVER;
     if (joined.length <= o.maxAnswerChars) pred = normalizeAnswer(joined);
   }
   if (pred.s === "") return unscorable("no_answer", { extracted: ex.answer });
@@ -396,6 +495,7 @@ function verifyOne(
   const hedge = hedgeAfter(text, ex.answer);
   if (hedge !== undefined) return ok(0, "multiple_answers", { extracted: shown, hedge });
   if (ex.boxed && ex.boxed.length > 1 && (o.multipleBoxed === "all" || o.multipleBoxed === "reject")) {
+    if (d !== WORKER) throw HAND_OVER; // several answers to normalize and compare: the worker's
     const boxes = distinctBoxes(ex.boxed, o);
     if (boxes === "parse_error") return unscorable("parse_error", { extracted: shown });
     if (boxes.length > 1) return severalBoxes(gold, boxes, o, ex.answer);
@@ -407,14 +507,14 @@ function verifyOne(
     if (c.letter === false) return ok(0, "wrong_answer", { extracted: shown, method: "string" });
     if (c.text === undefined) return ok(1, undefined, { extracted: shown, method: "string" });
     const [gt, pt] = [normalizeAnswer(optionValue(option.text)), normalizeAnswer(optionValue(c.text))];
-    return then(verdictOf(gt, pt, o), (v) =>
+    return then(d.verdict(gt, pt, o), (v) =>
       c.letter === true && v.outcome !== true && v.outcome !== false
         ? ok(1, undefined, { extracted: shown, method: "string" })
         : toResult(v, ex.answer),
     );
   }
   const partial = o.partialCredit;
-  return then(verdictOf(gold, pred, o), (v) => {
+  return then(d.verdict(gold, pred, o), (v) => {
     const p = partial && v.outcome === false ? partialScore(gold, pred, partial, o.maxBits) : undefined;
     return p === undefined
       ? toResult(v, ex.answer)
@@ -422,9 +522,20 @@ function verifyOne(
   });
 }
 
+/**
+ * A reference's gold answer text and its normalization, by reference (a group's rollouts share one reference: it is
+ * read once). Pure functions of the reference, so a hit is what reading it again would give.
+ */
+const golds = new BoundedCache<{ g: string; gold: Normalized }>(4096);
+
+function referenceKey(reference: string | number | bigint): string {
+  return typeof reference === "string" ? `s${reference}` : `${typeof reference}${String(reference)}`;
+}
+
 /** Empties the verdict caches of this thread (benchmarks measure cold runs with it). */
 export function clearMathCache(): void {
   for (const c of caches.values()) c.clear();
+  golds.clear();
 }
 
 /**
@@ -442,5 +553,9 @@ export const mathVerifier: VerifierDefinition<MathOptions> = {
   create(options: MathOptions) {
     const o = MathOptionsSchema.parse(options);
     return (input) => verifyMath(input.completion, input.reference, o, promptText(input.rollout.prompt));
+  },
+  fastPath(options: MathOptions) {
+    const o = MathOptionsSchema.parse(options);
+    return (input) => verifyMathInline(input.completion, input.reference, o, promptText(input.rollout.prompt));
   },
 };
