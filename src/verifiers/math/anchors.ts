@@ -44,11 +44,11 @@ export const ANCHORS: readonly Anchor[] = [
     re: new RegExp(`${NL}final${SP}answer(?=[ \\t*_#]{0,8}\\n)`, "gi"),
   },
   {
-    name: "la réponse est / la respuesta es / die Antwort ist / a resposta é / la risposta è",
+    name: "(la) réponse est / (la) respuesta es / (die) Antwort ist / (a) resposta é / (la) risposta è",
     keys: ["réponse", "respuesta", "antwort", "resposta", "risposta"],
     strategy: "final-answer",
     re: new RegExp(
-      `${NL}(?:la${SP}(?:bonne${SP})?réponse(?:${SP}finale)?${SP}est|la${SP}respuesta(?:${SP}(?:final|correcta))?${SP}es|die${SP}(?:endgültige${SP}|richtige${SP})?antwort${SP}(?:ist|lautet)|a${SP}resposta(?:${SP}(?:final|correta))?${SP}é|la${SP}risposta(?:${SP}(?:finale|corretta))?${SP}è)(?![A-Za-z\\u00C0-\\u024F])[ \\t]{0,4}[:：]?`,
+      `${NL}(?:(?:la${SP}(?:bonne${SP})?)?réponse(?:${SP}finale)?${SP}est|(?:la${SP})?respuesta(?:${SP}(?:final|correcta))?${SP}es|(?:die${SP})?(?:endgültige${SP}|richtige${SP})?antwort${SP}(?:ist|lautet)|(?:a${SP})?resposta(?:${SP}(?:final|correta))?${SP}é|(?:la${SP})?risposta(?:${SP}(?:finale|corretta))?${SP}è)(?![A-Za-z\\u00C0-\\u024F])[ \\t]{0,4}[:：]?`,
       "gi",
     ),
   },

@@ -136,8 +136,8 @@ function expandPm(s: string, depth: number): Node[] {
 // ---------------------------------------------------------------------------------------------
 // Special scalar shapes
 
-const CHOICE_RE = /^\(?([A-E])\)?$/;
-const PRED_CHOICE_RE = /^(?:\(([A-Ea-e])\).*|([A-Ea-e])(?:[\s:.)].*)?)$/;
+const CHOICE_RE = /^\(?([A-J])\)?$/;
+const PRED_CHOICE_RE = /^(?:\(([A-Ja-j])\).*|([A-Ja-j])(?:[\s:.)].*)?)$/;
 const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])?\.?\s*(?:m\.?)?$/i;
 const HOUR_RE = /^(\d{1,2})\s*([ap])\.?\s*m\.?$/i;
 const RATIO_RE = /^(\d+):(\d+)$/;

@@ -23,7 +23,7 @@ import { anchorHits, type AnchorHit } from "./anchors.js";
 import { EXTRACT_STRATEGIES, WHOLE_MAX_CHARS } from "./strategies.js";
 import type { ExtractStrategy } from "./strategies.js";
 import { prepareText, type DollarMode } from "./prepare.js";
-import { answerFrom, isProse, lastNumber, MAX_CONTENT_CHARS } from "./reading.js";
+import { answerFrom, isProse, lastAmount, MAX_CONTENT_CHARS } from "./reading.js";
 
 export { ALL_EXTRACT_STRATEGIES, EXTRACT_STRATEGIES, WHOLE_MAX_CHARS } from "./strategies.js";
 export type { ExtractStrategy } from "./strategies.js";
@@ -150,7 +150,7 @@ export function stripDelimiters(s: string): string {
   for (let guard = 0; guard < 4; guard++) {
     const before = t;
     t = t.replace(/^\*+|\*+$/g, "").trim();
-    if (!/(?:^|[^.])\.\.\.$/.test(t)) t = t.replace(/[.;,:]+$/, "").trim(); // an ellipsis is kept
+    if (!/(?:^|[^.])\.\.\.$/.test(t)) t = t.replace(/[.;,:\u3002\uff0c\uff1b]+$/, "").trim(); // an ellipsis is kept
     // one span only: `$5$ or $6$` keeps its delimiters (normalization drops them all)
     if (t.startsWith("$$") && t.endsWith("$$") && t.length >= 4 && !t.slice(2, -2).includes("$"))
       t = t.slice(2, -2).trim();
@@ -341,7 +341,7 @@ function anchoredGroup(text: string, group: ReadonlySet<ExtractStrategy>, pick: 
 function byStrategy(text: string, s: ExtractStrategy): string | null {
   switch (s) {
     case "last-number":
-      return lastNumber(text);
+      return lastAmount(text);
     case "last-math": {
       const span = lastMathSpan(text);
       return span ? span.inner : null;

@@ -12,14 +12,26 @@ const HEDGE =
  * The alternative a hedge offers after the extracted answer, or undefined when there is none.
  * @param text the text the answer was extracted from (after the think block).
  * @param answer the extracted answer (its last occurrence in `text` marks where the answer ends).
- * Example: ("so \\boxed{420}, or maybe 421.", "420") → "or maybe 421."
+ * Example: ("so \\boxed{420}, or maybe 421.", "420") → "or maybe 421."; the answer offered as the alternative
+ * counts too: ("\\boxed{98} or maybe \\boxed{100}", "100") → "\\boxed{98} or maybe \\boxed{".
  */
 export function hedgeAfter(text: string, answer: string): string | undefined {
   const at = answer === "" ? -1 : text.lastIndexOf(answer);
   const tail = at >= 0 ? text.slice(at + answer.length) : text.slice(-120);
   const m = HEDGE.exec(tail);
-  return m ? m[0].trim().slice(0, 80) : undefined;
+  if (m) return m[0].trim().slice(0, 80);
+  if (at < 0) return undefined;
+  // the answer is itself the alternative: `\boxed{98} or maybe \boxed{100}`, `12, or perhaps 13`
+  const b = HEDGE_BEFORE.exec(text.slice(Math.max(0, at - 80), at));
+  return b ? b[0].trim().slice(0, 80) : undefined;
 }
+
+/**
+ * A value, then "or maybe" / "or perhaps" / "or possibly" / "alternatively", then (the caller's) answer, on one line:
+ * the answer offered as an alternative to an earlier value.
+ */
+const HEDGE_BEFORE =
+  /(?:\\boxed\s*\{[^{}\n]{1,40}\}|\$[^$\n]{1,40}\$|-?\d[\d.,]*|\(?\b[A-J]\b\)?)[^\n\d]{0,12}?(?:\b[Oo]r\s+(?:maybe|perhaps|possibly)|\b(?:[Mm]aybe|[Pp]erhaps|[Pp]ossibly|[Aa]lternatively))\b[\s,:]*(?:(?:also|even|it'?s|it\s+is|it\s+could\s+be|it\s+might\s+be|the\s+answer\s+is)\s*)*(?:\\boxed\s*\{|\$|\\\(|\()?\s*$/;
 
 /** Strategies that find an answer without an answer cue (a bare answer, the last `$…$`, the last number). */
 const FALLBACK: ReadonlySet<string> = new Set(["whole", "last-math", "last-number"]);

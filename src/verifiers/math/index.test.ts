@@ -194,9 +194,9 @@ const CASES: [string, string, 1 | 0 | null][] = [
   ["\\frac{\\pi}{3}", "60 \\text{ degrees}", null],
   ["\\frac{\\pi}{3}", "45^\\circ", 0],
   ["(3,\\frac{\\pi}{2})", "(3, 90^\\circ)", null],
-  // units of one dimension are not converted: a mismatch is unsure, not 0
-  ["5.4 \\text{ cents}", "\\$0.054", null],
-  ["2 \\text{ m}", "200 \\text{ cm}", null],
+  // units of one dimension are converted to the gold's (issue 29); other dimensions are wrong
+  ["5.4 \\text{ cents}", "\\$0.054", 1],
+  ["2 \\text{ m}", "200 \\text{ cm}", 1],
   ["2 \\text{ m}", "3 \\text{ m}", 0],
   ["12 \\text{ cm}", "13", 0],
   ["5 \\text{ kg}", "6 \\text{ cm}", 0],

@@ -13,10 +13,13 @@ import type { VerifierDefinition } from "../types.js";
 import { BoundedCache } from "../../core/cache.js";
 import { casRewind, loadCas, withoutCas } from "./cas.js";
 import { compareAnswers } from "./compare.js";
-import { allBoxed, extractAnswer, stripDelimiters } from "./extract.js";
+import { allBoxed, extractAnswer, stripDelimiters, type ExtractStrategy } from "./extract.js";
 import { afterThink } from "../reasoning.js";
 import { splitTop } from "./split.js";
-import { normalizeAnswer, unitDimension, type Normalized } from "./normalize.js";
+import { normalizeAnswer, type Normalized } from "./normalize.js";
+import { checkOption, isOptionLetter, letteredGold, optionValue, withAffirmedOption } from "./choices.js";
+import { scaledValue, unitRelation } from "./units.js";
+import { partialScore } from "./partial.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
 import { ANSWER_STYLES } from "./styles.js";
 import { NeedCas, type CompareSettings, type Verdict } from "./verdict.js";
@@ -165,10 +168,10 @@ function loneValue(s: string): boolean {
 }
 
 /**
- * Units dropped by normalization must not make a confident 0: a `false` verdict becomes `undecidable`
+ * Degree signs dropped by normalization must not make a confident 0: a `false` verdict becomes `undecidable`
  * when one side is an angle in degrees and the other an expression in `\pi` that equals it in radians
- * (`30^\circ` vs `\frac{\pi}{6}`), when a degree sign could not be read (`\sin x^\circ`), or when the two
- * sides carry different units of one dimension (`5.4 \text{ cents}` vs `\$0.054`, `2 m` vs `200 cm`).
+ * (`30^\circ` vs `\frac{\pi}{6}`) or when a degree sign could not be read (`\sin x^\circ`). Other units are
+ * compared by {@link compareWithUnits}.
  */
 function unitPolicy(gold: Normalized, pred: Normalized, v: Verdict, o: MathOptions): Verdict {
   if (v.outcome !== false) return v;
@@ -186,9 +189,23 @@ function unitPolicy(gold: Normalized, pred: Normalized, v: Verdict, o: MathOptio
       return w.outcome === false ? v : unsure;
     }
   }
-  const gd = unitDimension(gold.unit);
-  if (gd !== undefined && gold.unit !== pred.unit && gd === unitDimension(pred.unit)) return unsure;
   return v;
+}
+
+/**
+ * Compares two normalized answers with their units (`units.ts`): another dimension is wrong (`5 kg` for `5 m`),
+ * another unit of the dimension is converted to the gold's (`300 minutes` = `5 hours`, `72 cents` ≠ `\$72`), and
+ * between units without a fixed factor (months, years) the same number is wrong and another undecidable.
+ */
+function compareWithUnits(gold: Normalized, pred: Normalized, o: MathOptions): Verdict {
+  const rel = unitRelation(gold.unit, pred.unit);
+  if (rel.kind === "mismatch") return { outcome: false, method: "string" };
+  if (rel.kind === "scale" && loneValue(gold.s) && loneValue(pred.s))
+    return compareAnswers(gold.s, scaledValue(pred.s, rel.num, rel.den), gold.text, pred.text, settingsOf(o));
+  const v = compareAnswers(gold.s, pred.s, gold.text, pred.text, settingsOf(o));
+  if (rel.kind === "same") return v;
+  if (v.outcome === true) return { outcome: false, method: v.method };
+  return v.outcome === false ? { outcome: "undecidable", method: v.method } : v;
 }
 
 function verdictKey(gold: Normalized, pred: Normalized, prefix: string): string {
@@ -204,7 +221,7 @@ function verdictOf(gold: Normalized, pred: Normalized, o: MathOptions): MaybePro
   if (hit) return hit;
   const compute = (): MaybePromise<Verdict> => {
     try {
-      const v = unitPolicy(gold, pred, compareAnswers(gold.s, pred.s, gold.text, pred.text, settingsOf(o)), o);
+      const v = unitPolicy(gold, pred, compareWithUnits(gold, pred, o), o);
       cache.set(key, v);
       return v;
     } catch (err) {
@@ -255,9 +272,7 @@ const INLINE_DECIDER: Decider = {
     if (hit) return hit;
     let v: Verdict;
     try {
-      v = withoutCas(() =>
-        unitPolicy(gold, pred, compareAnswers(gold.s, pred.s, gold.text, pred.text, settingsOf(o)), o),
-      );
+      v = withoutCas(() => unitPolicy(gold, pred, compareWithUnits(gold, pred, o), o));
     } catch {
       throw HAND_OVER; // NeedCas, or an error the worker turns into `undecidable`
     }
@@ -328,8 +343,9 @@ function severalBoxes(
  *   (missing/empty reference), `no_answer` (nothing extracted), `parse_error` (a side does not parse,
  *   is longer than `maxAnswerChars` or nested deeper than 64 brackets; two parse errors never match),
  *   `invalid_reference` (a reference of another shape: object, empty array, boolean, `NaN`),
- *   `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling, degrees vs radians or two units of
- *   one dimension that differ as bare numbers).
+ *   `undecidable` (e.g. powers beyond `maxBits`, inconclusive sampling, degrees vs radians, or two units of
+ *   one dimension without a fixed factor that differ as bare numbers); with `options.partialCredit`, a wrong
+ *   answer to a numeric gold scores in [0, 1) by its distance (`partial.ts`, `details.partial`).
  *   `details.extracted` holds the raw extracted answer (`null` if none) and `details.method` the
  *   deciding method (`fast` | `cas` | `sampling` | `string`). Synchronous, except the first time the
  *   CAS is needed in a process: then a Promise (the engine is imported once, ~0.25 s).
@@ -446,7 +462,9 @@ function verifyOne(
   if (g === null) return unscorable("no_reference", { extracted: null });
   if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });
   if (g.length > d.maxAnswer) throw HAND_OVER;
-  const gold = known ? known.gold : normalizeAnswer(g);
+  // a gold option with its text (`(D) Alina`): the letter is the answer (choices.ts)
+  const option = letteredGold(g);
+  const gold = known ? known.gold : normalizeAnswer(option ? option.letter : g);
   if (!known) golds.set(referenceKey(reference), { g, gold });
   if (gold.s === "") return unscorable("no_reference", { extracted: null });
   if (refused(gold, o)) return unscorable("parse_error", { extracted: null, side: "reference" });
@@ -454,12 +472,11 @@ function verifyOne(
   if (o.answerAfterThink) text = afterThink(completion, o.thinkTag);
   if (text === null) return unscorable("no_answer", { extracted: null, think: "unclosed" });
   const style = ANSWER_STYLES[o.style];
-  const ex = extractAnswer(
-    text,
-    o.extract ?? style.extract,
-    o.multipleBoxed === "first" ? "first" : "last",
-    style.dollars,
-  );
+  const strategies: readonly ExtractStrategy[] = o.extract ?? style.extract;
+  const read = extractAnswer(text, strategies, o.multipleBoxed === "first" ? "first" : "last", style.dollars);
+  // an option letter gold, and no answer cue: the option the text affirms (`It's not A …, so I think it's B`)
+  const ex =
+    isOptionLetter(gold.s) && strategies.includes("whole") ? withAffirmedOption(text, read, style.dollars) : read;
   if (ex === null) return unscorable("no_answer", { extracted: null });
   const shown = ex.answer.length > 200 ? `${ex.answer.slice(0, 200)}…` : ex.answer;
   if (ex.answer.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: shown });
@@ -483,7 +500,26 @@ function verifyOne(
     if (boxes === "parse_error") return unscorable("parse_error", { extracted: shown });
     if (boxes.length > 1) return severalBoxes(gold, boxes, o, ex.answer);
   }
-  return then(d.verdict(gold, pred, o), (v) => toResult(v, ex.answer));
+  if (option) {
+    // the letter decides; option text written with it (`(D) Bob`) or alone (`Alina`) must be the gold option's
+    const c = checkOption(option, ex.answer, text);
+    if (c.multiple) return ok(0, "multiple_answers", { extracted: shown, method: "string" });
+    if (c.letter === false) return ok(0, "wrong_answer", { extracted: shown, method: "string" });
+    if (c.text === undefined) return ok(1, undefined, { extracted: shown, method: "string" });
+    const [gt, pt] = [normalizeAnswer(optionValue(option.text)), normalizeAnswer(optionValue(c.text))];
+    return then(d.verdict(gt, pt, o), (v) =>
+      c.letter === true && v.outcome !== true && v.outcome !== false
+        ? ok(1, undefined, { extracted: shown, method: "string" })
+        : toResult(v, ex.answer),
+    );
+  }
+  const partial = o.partialCredit;
+  return then(d.verdict(gold, pred, o), (v) => {
+    const p = partial && v.outcome === false ? partialScore(gold, pred, partial, o.maxBits) : undefined;
+    return p === undefined
+      ? toResult(v, ex.answer)
+      : ok(p, "wrong_answer", { extracted: shown, method: v.method, partial: p });
+  });
 }
 
 /**

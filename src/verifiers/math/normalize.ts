@@ -1,4 +1,6 @@
 import { plainTextMath } from "./plaintext.js";
+import { halfWidth } from "./prepare.js";
+import { canonicalUnit } from "./units.js";
 
 /**
  * String-level LaTeX normalization of an extracted answer, before any parsing.
@@ -29,88 +31,7 @@ export interface Normalized {
   unit?: string;
 }
 
-/** Dimension of each canonical unit: a false verdict between two units of one dimension is unsure. */
-const UNIT_DIMENSIONS: Record<string, string> = {
-  mm: "length",
-  cm: "length",
-  m: "length",
-  km: "length",
-  in: "length",
-  ft: "length",
-  yd: "length",
-  mi: "length",
-  dollar: "money",
-  cent: "money",
-  s: "time",
-  min: "time",
-  h: "time",
-  day: "time",
-  week: "time",
-  month: "time",
-  year: "time",
-  mg: "mass",
-  g: "mass",
-  kg: "mass",
-  lb: "mass",
-  oz: "mass",
-  ton: "mass",
-  ml: "volume",
-  l: "volume",
-  gal: "volume",
-  qt: "volume",
-  cup: "volume",
-  mph: "speed",
-  kmh: "speed",
-};
-
-const UNIT_SYNONYMS: [RegExp, string][] = [
-  [/^(?:mm|millimet(?:er|re)s?)$/, "mm"],
-  [/^(?:cm|centimet(?:er|re)s?)$/, "cm"],
-  [/^(?:m|met(?:er|re)s?)$/, "m"],
-  [/^(?:km|kilomet(?:er|re)s?)$/, "km"],
-  [/^(?:in|inch(?:es)?)$/, "in"],
-  [/^(?:ft|feet|foot)$/, "ft"],
-  [/^(?:yd|yards?)$/, "yd"],
-  [/^(?:mi|miles?)$/, "mi"],
-  [/^(?:\$|dollars?|usd)$/, "dollar"],
-  [/^(?:cents?|¢)$/, "cent"],
-  [/^(?:s|secs?|seconds?)$/, "s"],
-  [/^(?:mins?|minutes?)$/, "min"],
-  [/^(?:h|hrs?|hours?)$/, "h"],
-  [/^days?$/, "day"],
-  [/^weeks?$/, "week"],
-  [/^months?$/, "month"],
-  [/^(?:yrs?|years?)$/, "year"],
-  [/^(?:mg|milligrams?)$/, "mg"],
-  [/^(?:g|grams?)$/, "g"],
-  [/^(?:kg|kilograms?)$/, "kg"],
-  [/^(?:lbs?|pounds?)$/, "lb"],
-  [/^(?:oz|ounces?)$/, "oz"],
-  [/^tons?$/, "ton"],
-  [/^(?:ml|millilit(?:er|re)s?)$/, "ml"],
-  [/^(?:l|lit(?:er|re)s?)$/, "l"],
-  [/^(?:gal|gallons?)$/, "gal"],
-  [/^(?:qt|quarts?)$/, "qt"],
-  [/^cups?$/, "cup"],
-  [/^mph$/, "mph"],
-  [/^(?:km\/h|kph)$/, "kmh"],
-];
-
-/** The canonical name of a unit word (`centimeters` → `cm`, `square feet` → `ft`), or undefined. */
-function canonicalUnit(word: string): string | undefined {
-  const w = word
-    .trim()
-    .toLowerCase()
-    .replace(/^(?:square|sq\.?|cubic)\s+/, "")
-    .replace(/\s*\^\s*\{?[23]\}?$/, "");
-  for (const [re, name] of UNIT_SYNONYMS) if (re.test(w)) return name;
-  return undefined;
-}
-
-/** The dimension of a canonical unit (`cm` → `length`), if known. */
-export function unitDimension(unit: string | undefined): string | undefined {
-  return unit === undefined ? undefined : UNIT_DIMENSIONS[unit];
-}
+export { unitDimension } from "./units.js";
 
 const TRIG_RE = /\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])/;
 /** A degree sign: `^\circ`, `^{\circ}`, a bare `\circ` or `\degree`. */
@@ -163,6 +84,8 @@ const UNICODE: [RegExp, string][] = [
   [/\u00a0/g, " "],
   [/\uff0c/g, ","],
   [/\u2248/g, "\\approx "],
+  [/\u00b2/g, "^{2}"],
+  [/\u00b3/g, "^{3}"],
 ];
 
 const TEXT_CMDS = "text|textnormal|textbf|textit|textrm|textsf|texttt|mbox|mathrm|mathbf|mathit|mathsf|hbox|emph";
@@ -172,10 +95,18 @@ const TEXT_RE = new RegExp(`\\\\(?:${TEXT_CMDS})\\s*\\{([^{}]*)\\}(\\s*\\^\\s*\\
 /** Unit words that may trail a numeric answer without a `\text{}` wrapper (`12 cm`, `5 dollars`). */
 const BARE_UNITS =
   "square\\s+units|sq\\s+units|units?|square\\s+(?:feet|inches|meters|centimeters|cm|m|ft|in)|cubic\\s+\\w+|" +
-  "cm|mm|km|m|meters?|centimeters?|kilometers?|inch(?:es)?|in|feet|foot|ft|yards?|miles?|mph|" +
-  "dollars?|cents?|degrees?|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|years?|" +
-  "people|students|pounds?|lbs?|kg|grams?|g|liters?|ounces?|oz|gallons?";
+  "cm|mm|km|m|(?:milli|centi|kilo)?met(?:er|re)s?|inch(?:es)?|in|feet|foot|ft|yd|yards?|mi|miles?|mph|kph|" +
+  "dollars?|cents?|pennies|degrees?|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?|yrs?|" +
+  "people|students|pounds?|lbs?|kg|(?:milli|kilo)?grams?|g|mg|(?:milli)?lit(?:er|re)s?|ml|ounces?|oz|gallons?|gal|" +
+  "quarts?|qt|cups?|tons?|euros?|yuan|yen|rupees?|francs?|pesos?|usd|eur|rmb";
 const TRAILING_UNIT_RE = new RegExp(`^(.*[\\d}])\\s+(?:${BARE_UNITS})(?:\\s*\\^\\s*\\{?[23]\\}?)?$`, "i");
+
+const CURRENCY_SIGNS = "[¤€£¥₹₩¢]|元|円|块|\\\\euro(?![a-zA-Z])|\\\\pounds(?![a-zA-Z])|\\\\yen(?![a-zA-Z])";
+const CURRENCY_RE = new RegExp(CURRENCY_SIGNS);
+/** An amount followed by its sign: `12 €`, `1 000,50 €`, `50¢`. */
+const CURRENCY_AFTER_RE = new RegExp(`(\\d)\\s*(${CURRENCY_SIGNS})`, "g");
+/** A sign before an amount: `¥ 5`, `€12`. */
+const CURRENCY_BEFORE_RE = new RegExp(`(${CURRENCY_SIGNS})\\s*(?=[-+]?[\\d.])`, "g");
 
 /** Drops trailing `[\s.;,]` and leading `[\s,;]` (a loop, not a `+$` regex, which is quadratic). */
 function trimPunctuation(s: string): string {
@@ -187,7 +118,7 @@ function trimPunctuation(s: string): string {
 }
 
 function unicodeToLatex(s: string): string {
-  let t = s;
+  let t = halfWidth(s);
   for (const [re, rep] of UNICODE) t = t.replace(re, rep);
   return t;
 }
@@ -282,19 +213,33 @@ export function normalizeAnswer(input: string): Normalized {
   // Text wrappers.
   let text = false;
   let unit: string | undefined = dollar ? "dollar" : undefined;
+  let compound = false;
+  // A currency sign before or after an amount (`12 €`, `¥ 5`, `220 ¤`, `1 000,50 €`, `50¢`): dropped, remembered
+  if (CURRENCY_RE.test(s)) {
+    s = s.replace(CURRENCY_AFTER_RE, (_m, v: string, sign: string) => {
+      unit ??= sign.startsWith("\\") ? "dollar" : canonicalUnit(sign);
+      return v;
+    });
+    s = s.replace(CURRENCY_BEFORE_RE, (_m, sign: string) => {
+      unit ??= sign.startsWith("\\") ? "dollar" : canonicalUnit(sign);
+      return "";
+    });
+  }
   const whole = WHOLE_TEXT_RE.exec(s.trim());
   if (whole) {
     s = (whole[1] ?? "").trim();
     text = /[a-zA-Z]{2,}/.test(s) && !/\d/.test(s);
   } else {
-    s = s.replace(TEXT_RE, (_m, inner: string) => {
+    s = s.replace(TEXT_RE, (m: string, inner: string, pow: string | undefined, at: number, all: string) => {
       const c = inner.trim();
       if (c === "") return " ";
       if (/^(?:and|or|,)$/i.test(c)) return ",";
       if (/^[a-zA-Z]$/.test(c) || /^\([A-E]\)$/.test(c) || /^[\d.,\s+-]+$/.test(c)) return ` ${c} `;
       if (c === "%") return "%";
       if (/^[ap]\.?\s*m\.?$/i.test(c)) return ` ${c} `; // 4:30 \text{ p.m.}
-      unit ??= canonicalUnit(c);
+      // a compound unit (`\text{km}/\text{h}`, `\text{m} \cdot \text{s}^{-1}`, `\text{ miles per hour}`) is not its first part
+      if (/^\s*(?:\/|\\cdot|\^\s*\{?\s*-)/.test(all.slice(at + m.length)) || /\bper\b|\//.test(c)) compound = true;
+      else unit ??= canonicalUnit(c + (pow ?? ""));
       return " "; // a unit or a word after a value
     });
   }
@@ -304,7 +249,17 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/\\frac\s*(\d)\s*\{/g, "\\frac{$1}{");
   s = s.replace(/\\frac\s*(\{[^{}]*\})\s*(\d)/g, "\\frac$1{$2}");
   s = s.replace(/\\sqrt\s*(\d)/g, "\\sqrt{$1}");
-  s = s.replace(/_\{(\w+)\}/g, "_$1");
+  // `\log_{10} 100`, `\log_2 8`: the base stays braced and a bare argument is bracketed (spaces are dropped later)
+  s = s.replace(
+    /\\log\s*_\s*(?:\{([^{}]+)\}|(\w))\s*(\d+(?:\.\d+)?|[a-zA-Z](?![a-zA-Z]))?/g,
+    (_m, b?: string, c?: string, arg?: string) =>
+      arg === undefined ? `\\log_{${b ?? c ?? ""}}` : `\\log_{${b ?? c ?? ""}}(${arg})`,
+  );
+  // A numeral written in base 10 (`72_{10}`) is the number.
+  s = s.replace(/(?<![\w.\\])(\d+(?:\.\d+)?)_\{?10\}?(?![\w}])/g, "$1");
+  s = s.replace(/_\{(\w+)\}(?!\()/g, (m: string, w: string, at: number, all: string) =>
+    all.startsWith("\\log", Math.max(0, at - 4)) ? m : `_${w}`,
+  );
   // Words "and"/"or" between answers act as commas (also glued between tuples: `(11,7)or(7,11)`).
   s = s.replace(/\s+(?:and|or)\s+/gi, ",").replace(/\)\s*or\s*\(/g, "),(");
   // Chinese 或 / 或者 ("or"), 和 / 与 / 及 ("and") and the enumeration comma 、 between answers likewise (`72或73`, `72、73`)
@@ -338,7 +293,7 @@ export function normalizeAnswer(input: string): Normalized {
       u[1] !== undefined &&
       !/[a-zA-Z]/.test(u[1].replace(/^\s*[a-zA-Z]\w*\s*=/, "").replace(/\\[a-zA-Z]+/g, ""))
     ) {
-      unit ??= canonicalUnit(s.slice(u[1].length));
+      if (!/\bper\b|\//.test(s.slice(u[1].length))) unit ??= canonicalUnit(s.slice(u[1].length));
       s = u[1];
     }
   }
@@ -349,6 +304,6 @@ export function normalizeAnswer(input: string): Normalized {
   s = s.replace(/\s+/g, " ").replace(/ (?![a-zA-Z])|(?<![a-zA-Z]) /g, "");
   const out: Normalized = { s, text };
   if (d.deg !== undefined) out.deg = d.deg;
-  if (unit !== undefined) out.unit = unit;
+  if (unit !== undefined && !compound) out.unit = unit;
   return out;
 }

@@ -32,6 +32,8 @@ import { STYLE_NAMES } from "./styles.js";
  * - `maxBits`: bound on the size (bits) of any exact intermediate in the fast path (32 768); larger
  *   powers/factorials are refused (`undecidable`) instead of computed.
  * - `cacheSize`: entries kept in the verdict cache (50 000, oldest dropped; 0 disables it).
+ * - `partialCredit` (opt-in, off by default): `{kind: relative | log, scale}` gives a wrong numeric answer a score
+ *   in [0, 1) that decreases with its distance to a numeric gold (formulas in `partial.ts`, docs/math.md §6).
  */
 export const MathOptionsSchema = z.strictObject({
   style: z.enum(STYLE_NAMES).default("auto"),
@@ -50,6 +52,13 @@ export const MathOptionsSchema = z.strictObject({
   seed: z.number().int().default(0x5eed),
   maxBits: z.number().int().min(64).max(1_000_000).default(32768),
   cacheSize: z.number().int().min(0).default(50_000),
+  partialCredit: z
+    .strictObject({
+      kind: z.enum(["relative", "log"]),
+      /** relative: the relative error at which the credit reaches 0 (default 1); log: the decades (default 1). */
+      scale: z.number().positive().max(1e6).optional(),
+    })
+    .optional(),
 });
 
 /** Validated options of the `math` verifier (see {@link MathOptionsSchema}). */

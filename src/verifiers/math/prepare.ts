@@ -3,8 +3,12 @@
  * - chat-template tokens (`<|im_start|>`, `<|im_end|>`, `<|eot_id|>`) and tags (`</think>`, `<eoa>`, `<eoe>`,
  *   `</s>`) become line breaks, so `<|im_start|>Answer: 5` is an `Answer:` line and `The answer is 72</think>`
  *   ends at `72`; `<answer>…</answer>` becomes an `Answer:` line;
- * - dollar signs that are money, not math, are blanked (see {@link maskCurrency}).
+ * - dollar signs that are money, not math, are blanked (see {@link maskCurrency}); one written after its amount
+ *   (`220 $`) becomes `¤`, the currency sign, so that the reader prefers that amount;
+ * - full-width forms (`７２`, `（Ｂ）`, `：`) become ASCII, narrow and no-break spaces plain spaces;
+ * - options ruled out (`it can't be A or B`, `不是 A`) are blanked (see {@link maskExclusions}).
  */
+import { maskExclusions } from "./exclusions.js";
 
 /** How `$` is read: `auto` tells money from math; `math` is always a math delimiter; `money` never is. */
 export type DollarMode = "auto" | "math" | "money";
@@ -23,11 +27,27 @@ const MARKUP_RE = /<(?:\|[^|<>\n]{1,40}\|>|answer>[ \t]{0,8}\n?|\/?(?:[A-Za-z][A
  * @example prepareText("He pays 3 * $12 = $36.\nA: $36") // "He pays 3 *  12 =  36.\nA:  36"
  */
 export function prepareText(text: string, dollars: DollarMode = "auto"): string {
-  let t = text;
+  let t = halfWidth(text);
   if (t.includes("<"))
     t = t.replace(MARKUP_RE, (m: string) => (m.length > 7 && /^<answer>/i.test(m) ? "\nAnswer: " : "\n"));
-  if (dollars === "math" || !t.includes("$")) return t;
-  return maskCurrency(t, dollars === "money");
+  if (dollars !== "math" && t.includes("$")) t = maskCurrency(t, dollars === "money");
+  return maskExclusions(t);
+}
+
+const WIDE_RE = /[\uff01-\uff5e\u3000\u00a0\u202f\u2007]/g;
+
+/**
+ * Full-width ASCII forms (`７２`, `（Ｂ）`, `Ａｎｓｗｅｒ：`) as ASCII and the ideographic, no-break, narrow no-break
+ * and figure spaces as spaces (French `1 000,50 €`); one character for one, so positions are kept.
+ * @example halfWidth("\\boxed{７２}") // "\\boxed{72}"
+ */
+export function halfWidth(text: string): string {
+  WIDE_RE.lastIndex = 0;
+  if (!WIDE_RE.test(text)) return text;
+  return text.replace(WIDE_RE, (c) => {
+    const code = c.charCodeAt(0);
+    return code >= 0xff01 && code <= 0xff5e ? String.fromCharCode(code - 0xfee0) : " ";
+  });
 }
 
 const isSpace = (c: string | undefined): boolean => c === " " || c === "\t" || c === "\n" || c === "\r";
@@ -121,8 +141,12 @@ export function maskCurrency(text: string, allMoney = false): string {
     k++;
   }
   if (blank.length === 0) return text;
-  // one copy of the text as UTF-16 code units, blanked in place (positions are kept)
+  // one copy of the text as UTF-16 code units, blanked in place (positions are kept); a sign written after its
+  // amount (`220 $ à payer`, not `$220`) is kept as `¤`, the currency sign, for the reader
   const units = Buffer.from(text, "utf16le");
-  for (const p of blank) units.writeUInt16LE(32, p * 2);
+  for (const p of blank) {
+    const after = isDigit(text[p - 1]) || (text[p - 1] === " " && isDigit(text[p - 2]));
+    units.writeUInt16LE(after && !isDigit(text[p + 1]) && !isDigit(text[p + 2]) ? 0xa4 : 32, p * 2);
+  }
   return units.toString("utf16le");
 }

@@ -3,13 +3,16 @@
  * `答案是 5 个`), with one linear token scanner: math spans, LaTeX commands, numbers, operators and
  * single letters are *math*; words of two or more letters (except math words such as `pi`, `sqrt`, `exp`)
  * and runs of CJK characters are *words*; `,` `;` `、` separate; `or` / `and` / `或` join; `.` `。` `!`
- * `?` end a sentence.
+ * `?` end a sentence; currency signs and words (`€`, `¤` — a `$` written after its amount —, `元`, `euros`) are
+ * *currency*: an amount followed by one is the answer of its sentence (`il restera 220 $ à payer dans 12 mois` →
+ * `220`).
  */
+import { canonicalUnit } from "./units.js";
 
 /** Longest stretch of text read after one anchor (a longer answer is refused later as too long). */
 export const MAX_CONTENT_CHARS = 12_001;
 
-type Kind = "math" | "word" | "sep" | "conj" | "stop";
+type Kind = "math" | "word" | "sep" | "conj" | "stop" | "cur";
 
 interface Token {
   kind: Kind;
@@ -87,6 +90,22 @@ const OPERATOR_CHARS = new Set(
   "+-*/^=<>()[]{}|!_':%&\u2212\u00d7\u00f7\u00b7\u2264\u2265\u2260\u00b1\u221a\u03c0\u221e\u00b0\u2248",
 );
 const IGNORED = new Set('"\u201c\u201d\u00ab\u00bb`');
+/** Currency signs (`¤` is a money `$` written after its amount, see `prepare.ts`) and words. */
+const CURRENCY_CHARS = new Set("\u00a4\u20ac\u00a3\u00a5\u20b9\u20a9\u5143\u5186\u5757");
+const CURRENCY_WORDS = new Set([
+  "euro",
+  "euros",
+  "eur",
+  "usd",
+  "dollars",
+  "dollar",
+  "yuan",
+  "yen",
+  "rmb",
+  "rupees",
+  "francs",
+  "pesos",
+]);
 
 /**
  * The matching `}` of every `{` of `s[from, to)` (escaped braces skipped), in one pass with a stack;
@@ -200,6 +219,7 @@ function tokenize(s: string, from: number, to: number): Token[] {
       const lw = w.toLowerCase();
       let kind: Kind;
       if (CONJ_WORDS.has(lw) && out.length > 0) kind = "conj";
+      else if (CURRENCY_WORDS.has(lw)) kind = "cur";
       else if (w.length === 1) kind = w === "a" || w === "I" || (w === "A" && articleA(s, j, to)) ? "word" : "math";
       else if (MATH_WORDS.has(lw)) kind = "math";
       else kind = "word";
@@ -207,9 +227,14 @@ function tokenize(s: string, from: number, to: number): Token[] {
       i = j;
       continue;
     }
+    if (CURRENCY_CHARS.has(c)) {
+      push("cur", i, i + 1);
+      i++;
+      continue;
+    }
     if (CJK_RE.test(c)) {
       let j = i + 1;
-      while (j < to && CJK_RE.test(s[j] as string)) j++;
+      while (j < to && CJK_RE.test(s[j] as string) && !CURRENCY_CHARS.has(s[j] as string)) j++;
       push(CJK_CONJ.has(s.slice(i, j)) ? "conj" : "word", i, j);
       i = j;
       continue;
@@ -328,14 +353,15 @@ export function answerFrom(s: string, from: number, to: number, strict = false):
         .replace(/(\d)\s+x\s+(?=\d)/g, "$1*")
         .replace(/(\d)\s+x$/, "$1"),
     );
-    return a === "" ? null : a;
+    return a === "" ? null : withUnit(s, a, r, toks);
   }
   if (strict) return null;
   const rs = runs(toks, true);
-  const last = rs[rs.length - 1];
+  // an amount followed by its currency is the answer of the sentence, not a later number (`220 $ à payer dans 12 mois`)
+  const last = rs.filter((r) => nextToken(toks, r.end)?.kind === "cur").pop() ?? rs[rs.length - 1];
   if (last) {
     const a = trimRun(s.slice(last.start, last.end));
-    if (a !== "") return a;
+    if (a !== "") return withUnit(s, a, last, toks);
   }
   // words only: a word answer, unless it says nothing
   const stop = toks.find((t) => t.kind === "stop");
@@ -344,6 +370,68 @@ export function answerFrom(s: string, from: number, to: number, strict = false):
   if (words.length === 0 || sentence.length > 200 || !/[\p{L}]/u.test(sentence)) return null;
   if (words.every((w) => EMPTY_WORDS.has(s.slice(w.start, w.end).toLowerCase()))) return null;
   return sentence;
+}
+
+/** The first token that starts at or after `end` (tokens are in order). */
+function nextToken(toks: Token[], end: number): Token | undefined {
+  let lo = 0;
+  let hi = toks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((toks[mid] as Token).start < end) lo = mid + 1;
+    else hi = mid;
+  }
+  return toks[lo];
+}
+
+/**
+ * The answer `a` (the text of `run`) with the unit written right after it, so that normalization can compare units:
+ * a currency (`72 €`, `220 $`, `18 dollars`), or a unit word (`72 cents`, `300 minutes`) that ends the clause (not
+ * `5 miles per hour`, `5 hours and 30 minutes`). Other nouns (`72 clips`) are left out, as before.
+ */
+function withUnit(s: string, a: string, run: Run, toks: Token[]): string {
+  if (a.endsWith("$")) return a; // a math span
+  const t = nextToken(toks, run.end);
+  if (t === undefined || (t.kind !== "cur" && t.kind !== "word")) return a;
+  const w = s.slice(t.start, t.end);
+  if (t.kind === "word") {
+    const after = nextToken(toks, t.end);
+    if (canonicalUnit(w) === undefined || (after !== undefined && after.kind !== "stop" && after.kind !== "sep"))
+      return a;
+  }
+  return `${a} ${w}`;
+}
+
+/** Currency after an amount, for {@link lastAmount}. */
+const AMOUNT_RE =
+  /(?<![\d.,])(-?(?:\d{1,3}(?:[ .]\d{3})+(?:,\d+)?|\d+(?:[.,]\d+)*))[ \t]?(?:[\u00a4\u20ac\u00a3\u00a5\u20b9\u20a9\u5143\u5186\u5757]|(?:euros?|EUR|yuan|yen|RMB)(?![A-Za-z]))/g;
+
+/**
+ * The answer number of a text without an anchor: the last number ({@link lastNumber}), unless the sentence it ends
+ * has an amount followed by its currency (`Sie zahlt insgesamt 45 € für 3 Bücher.` → `45`, `1 000,50 €` →
+ * `1 000,50`); a unit word that ends the clause goes with it (`It takes 300 minutes.` → `300 minutes`).
+ * Linear: the sentence is at most 400 characters back from the last number.
+ */
+export function lastAmount(text: string): string | null {
+  const n = lastNumber(text);
+  if (n === null) return null;
+  const end = text.lastIndexOf(n) + n.length;
+  let start = end - n.length;
+  const floor = Math.max(0, start - 400);
+  while (
+    start > floor &&
+    !/[!?\n\u3002]/.test(text[start - 1] as string) &&
+    !/\.\s/.test(text.slice(start - 1, start + 1))
+  )
+    start--;
+  let amount: { value: string; end: number } | null = null;
+  AMOUNT_RE.lastIndex = 0;
+  const sentence = text.slice(start, Math.min(text.length, end + 40));
+  for (let m = AMOUNT_RE.exec(sentence); m !== null; m = AMOUNT_RE.exec(sentence))
+    amount = { value: m[1] as string, end: start + m.index + (m[1] as string).length };
+  if (amount !== null) return amount.value;
+  const unit = /^[ \t]+([A-Za-z]{1,12})(?=[ \t]*(?:[.,;!?\n]|$))/.exec(text.slice(end, end + 20));
+  return unit?.[1] !== undefined && canonicalUnit(unit[1]) !== undefined && unit[1].length > 1 ? `${n} ${unit[1]}` : n;
 }
 
 /**

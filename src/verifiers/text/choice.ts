@@ -2,6 +2,8 @@ import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
 import { afterThink } from "../reasoning.js";
 import type { VerifierDefinition } from "../types.js";
+import { affirmedOption } from "../math/choices.js";
+import { maskExclusions } from "../math/exclusions.js";
 
 const options = z.strictObject({
   /** The option letters, in order (default `ABCDEFGHIJ`, MMLU-Pro's ten; `ABCD` for MMLU/GPQA). Upper-case. */
@@ -38,10 +40,10 @@ function tiers(L: string): RegExp[] {
     new RegExp(String.raw`\\boxed\{\s*(?:\\text(?:bf)?\{\s*)?\(?([${L}])\)?\s*\}?\s*\}`, "g"),
     // cue words in either case; the letters upper-case only, so the article "a" is not option A
     new RegExp(
-      String.raw`(?:[Aa]nswer|[Oo]ption|[Cc]hoice)s?\s*(?:is|are|:|=)?\s*(?:is\s*)?:?\s*(${list})(?![A-Za-z])`,
+      String.raw`(?:[Aa]nswer|[Oo]ption|[Cc]hoice)s?\s*(?:is|are|:|=)?\s*(?:is\s*)?:?\s*(?:(?:for\s+sure|definitely|clearly|certainly|surely|obviously|indeed|actually|probably|likely)\s*,?\s*)?(${list})(?![A-Za-z])`,
       "g",
     ),
-    new RegExp(String.raw`^\s*(?:\*\*|__)?\s*\(?([${L}])\)?\s*(?:\*\*|__)?(?:[.):]\s*[\s\S]*)?$`, "g"),
+    new RegExp(String.raw`^\s*(?:\*\*|__)?\s*\(?([${L}])\)?\s*(?:\*\*|__)?(?:[.):。]\s*[\s\S]*)?$`, "g"),
     // the whole completion is a list of options: "A or B", "A, B", "Both B and C", "AB" (several answers: 0)
     new RegExp(String.raw`^\s*(?:(?:[Bb]oth|[Ee]ither)\s+)?(${list}|[${L}]{2,${L.length}})\s*[.!]?\s*$`, "g"),
     new RegExp(String.raw`\*\*\s*\(?([${L}])\)?\s*\*\*|\(([${L}])\)`, "g"),
@@ -101,7 +103,11 @@ export function extractChoice(text: string, letters: string): string[] {
   }
   // no tier decided: "B, or maybe C" or "I think B. Actually maybe C." names an option and hedges with another
   const hedges = hedged(text, letters);
-  if (hedges.length === 0) return [];
+  if (hedges.length === 0) {
+    // the option the last sentence affirms, the others ruled out: "It's not A …, therefore I think it's B"
+    const a = affirmedOption(text) ?? "";
+    return a.split(", ").filter((ch) => ch !== "" && letters.includes(ch));
+  }
   const found = new Set<string>(); // in the order the text names them
   for (const m of text.matchAll(new RegExp(optionToken(letters), "g"))) {
     const ch = m[1] ?? m[2] ?? m[3] ?? m[4];
@@ -128,13 +134,22 @@ export const choiceVerifier: VerifierDefinition<ChoiceOptions> = {
       if (reference === undefined || reference === null || reference === "") return unscorable("no_reference");
       let ref: string | undefined;
       if (typeof reference === "number" && Number.isInteger(reference)) ref = o.letters[reference];
-      else if (typeof reference === "string") ref = /^\s*\(?([A-Za-z])\)?\s*$/.exec(reference)?.[1]?.toUpperCase();
+      // a letter (`B`, `(b)`), or a letter with its option text (`(D) Alina`, `C. Cecile`): the letter is the answer
+      else if (typeof reference === "string")
+        ref = (
+          /^\s*\(?([A-Za-z])\)?\s*$/.exec(reference) ??
+          /^\s*(?:\(([A-Z])\)|([A-Z])[.):]|([A-Z])(?=\s+[A-Z0-9]))\s*\S/.exec(reference)
+        )
+          ?.slice(1)
+          .find((x) => x !== undefined)
+          ?.toUpperCase();
       if (ref === undefined || !o.letters.includes(ref))
         return unscorable("invalid_reference", { expected: `one of ${o.letters} or its 0-based index` });
       const text = o.answerAfterThink ? afterThink(completion, o.thinkTag) : completion;
       if (text === null) return unscorable("no_answer", { think: "unclosed" });
       // NFKC: full-width letters and punctuation (`Ｂ`, `（B）`) read as their ASCII forms
-      const got = extractChoice(text.normalize("NFKC"), o.letters);
+      // options ruled out next to the answer (`D, it can't be A or B`, `B，不是 A`) are not answers given
+      const got = extractChoice(maskExclusions(text.normalize("NFKC")), o.letters);
       if (got.length === 0) return unscorable("no_answer");
       if (got.length > 1) return ok(0, "multiple_answers", { extracted: got });
       return got[0] === ref ? ok(1, undefined, { extracted: got[0] }) : ok(0, "wrong_answer", { extracted: got[0] });
