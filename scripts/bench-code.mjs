@@ -203,7 +203,8 @@ else
 console.log(`trust boundary and sandbox together (sandbox / naive single python3): ${ratio("sandbox", "bare")}`);
 if (SMOKE) {
   const sides = names.map((n) => `${n} ${Math.min(...results[n].map((r) => r.passed))}/${total(n)}`).join(", ");
-  const ok = names.every((n) => results[n].every((r) => r.passed === total(n)));
+  // prime_code converts the cases to JSON (tuples and floats break): its row measures speed only
+  const ok = names.filter((n) => n !== "prime").every((n) => results[n].every((r) => r.passed === total(n)));
   console.log(`smoke: ${ok ? "agree" : "DISAGREE"} (canonical solutions passed: ${sides})`);
   process.exit(ok ? 0 : 1);
 }
