@@ -6,7 +6,7 @@
 //            fresh namespaces (bubblewrap, seccomp, rlimits, locked uid, memory cgroup);
 //   classic  the same backend without zygotes (REWARDKIT_ZYGOTE=off): one new sandbox and interpreter per rollout;
 //   prime    verl's local `prime_code` scorer (no sandbox: the speed a user gives up safety for), extracted at run
-//            time from the verl mirror (/work/.mirror/verl-project+verl, or BENCH_VERL_MIRROR) into a temp dir and
+//            time from the verl mirror (../.mirror/verl-project+verl beside the checkout, or BENCH_VERL_MIRROR) into a temp dir and
 //            run by scripts/bench-code-prime.py; it scores call-based cases only, so it gets the same 164 tasks'
 //            HumanEval+ cases (the first BENCH_PRIME_CASES, default 8: about as many as HumanEval's asserts).
 // sandbox / bare is the whole price of the trust boundary (the issue's target: CPU <= 1.5x).
@@ -102,7 +102,8 @@ const runners = {
 // Runners that take the whole task list at once: ({passed}) after running every rollout.
 const batchRunners = {};
 
-const mirror = process.env.BENCH_VERL_MIRROR ?? "/work/.mirror/verl-project+verl/repo";
+// the tool library's mirror beside the checkout (`fetch github:verl-project/verl`), or BENCH_VERL_MIRROR
+const mirror = process.env.BENCH_VERL_MIRROR ?? join(root, "..", ".mirror", "verl-project+verl", "repo");
 let primeSkipped;
 if (!existsSync(mirror)) primeSkipped = `no verl mirror at ${mirror} (fetch github:verl-project/verl)`;
 else {
