@@ -82,7 +82,7 @@ function toF64(xs: ArrayLike<number | null>, slot: number): Float64Array {
  */
 export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
   const n = keys.length;
-  const ids = new StringIds();
+  const ids = new StringIds(Math.min(n, 1024));
   // group starts in a typed array (untouched pages of it cost nothing), not a growing JS array: the JS heap garbage
   // of a million-rollout call would make the collector walk the caller's own big arrays
   const starts = new Int32Array(n + 1);
@@ -113,7 +113,7 @@ function identityOrder(n: number): Int32Array {
 
 /** Dense ids of `keys` (compared as strings), in order of first appearance; a run of equal keys costs one comparison. */
 function denseIds(keys: ArrayLike<string | number>): Int32Array {
-  const ids = new StringIds();
+  const ids = new StringIds(Math.min(keys.length, 1024));
   const out = new Int32Array(keys.length);
   let prev: string | number | undefined;
   let id = -1;

@@ -117,9 +117,21 @@ export function refineGroups(groups: GroupIndex, strata: Int32Array): { index: G
  */
 export class StringIds {
   private readonly keys: string[] = [];
-  private hashes = new Int32Array(1024);
-  private table = new Int32Array(2048).fill(-1);
-  private mask = 2047;
+  private hashes: Int32Array;
+  private table: Int32Array;
+  private mask: number;
+
+  /**
+   * @param capacity keys expected (a hint: the table grows past it). Small by default: a one-rollout request of the
+   *   server builds one of these per request, and a large table per request cost more than its whole advantage.
+   */
+  constructor(capacity = 8) {
+    let size = 16;
+    while (size < 2 * capacity) size *= 2;
+    this.hashes = new Int32Array(size >> 1);
+    this.table = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+  }
 
   /** Number of distinct keys seen. */
   get size(): number {

@@ -5,7 +5,7 @@ import type { ComponentResult, Rollout } from "../core/types.js";
 import { getPath } from "../io/fields.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { planFromSpec, rolloutLength, ScoredRows } from "./scored-rows.js";
-import type { ScoredRow } from "./scored-rows.js";
+import type { AdvantagePlan, ScoredRow } from "./scored-rows.js";
 
 export { rolloutLength } from "./scored-rows.js";
 
@@ -19,14 +19,20 @@ export { rolloutLength } from "./scored-rows.js";
  * reward (weight ≠ 0) with the spec's weights; the `advantage:` block's own `components` / `weights` override that.
  * Under `onUnscorable: zero` an unscorable component is the 0 the reward counted it as.
  */
+/**
+ * Each compiled spec's advantage plan, made once: the server builds an {@link AdvantageBatch} per request, and for a
+ * one-rollout request resolving the plan again cost more than the estimator.
+ */
+const plans = new WeakMap<CompiledSpec, { plan: AdvantagePlan; names: string[] }>();
+
 export class AdvantageBatch {
   private readonly rows: ScoredRows;
 
   constructor(spec: CompiledSpec) {
-    this.rows = new ScoredRows(
-      planFromSpec(spec),
-      spec.components.map((c) => c.name),
-    );
+    let plan = plans.get(spec);
+    if (plan === undefined)
+      plans.set(spec, (plan = { plan: planFromSpec(spec), names: spec.components.map((c) => c.name) }));
+    this.rows = new ScoredRows(plan.plan, plan.names);
   }
 
   /**

@@ -204,7 +204,7 @@ export class ScoredRows {
   private readonly lengths: number[] = [];
   private unknownLengths = 0;
   private readonly strata: number[] = [];
-  private readonly strataIds = new StringIds();
+  private strataIds: StringIds | undefined; // only for estimators that read strata
   private missingStrata = 0;
 
   /** @param componentNames the names array-valued `components` are aligned with (the spec's components). */
@@ -238,7 +238,7 @@ export class ScoredRows {
     this.lengths.push(len);
     if (this.plan.stratumKey !== undefined) {
       if (row.stratum === undefined || row.stratum === null) this.missingStrata++;
-      this.strata.push(this.strataIds.idOf(stratumOf(row.stratum)));
+      this.strata.push((this.strataIds ??= new StringIds()).idOf(stratumOf(row.stratum)));
     }
     return k;
   }

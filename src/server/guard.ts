@@ -56,29 +56,53 @@ export interface GuardOptions {
  * @returns undefined when allowed, else the reason.
  */
 export function hostProblem(header: string | undefined, o: GuardOptions): string | undefined {
-  if (header === undefined) return undefined; // HTTP/1.0 clients; no browser omits Host
+  return hostCheck(o)(header);
+}
+
+/** {@link hostProblem} with the options' sets built once (the guard runs on every request). */
+function hostCheck(o: GuardOptions): (header: string | undefined) => string | undefined {
   const allow = new Set(o.allowHosts.map((h) => hostName(h)));
-  if (allow.has("*")) return undefined;
-  const name = hostName(header);
   const bound = hostName(o.host);
-  if (name === bound || allow.has(name)) return undefined;
-  if (isLoopbackHost(o.host) && isLoopbackHost(name)) return undefined;
-  if (isWildcardHost(o.host) && (isIP(name) !== 0 || name === "localhost")) return undefined;
-  return `Host "${header}" is not this server's address; a proxy or a name you trust: --allow-host ${name}`;
+  const loopback = isLoopbackHost(o.host);
+  const wildcard = isWildcardHost(o.host);
+  const seen = new Map<string, string | undefined>(); // verdicts of recent Host values (a handful per server)
+  return (header) => {
+    if (header === undefined || allow.has("*")) return undefined; // HTTP/1.0 clients; no browser omits Host
+    const known = seen.get(header);
+    if (known !== undefined || seen.has(header)) return known;
+    const name = hostName(header);
+    let why: string | undefined;
+    if (name === bound || allow.has(name)) why = undefined;
+    else if (loopback && isLoopbackHost(name)) why = undefined;
+    else if (wildcard && (isIP(name) !== 0 || name === "localhost")) why = undefined;
+    else why = `Host "${header}" is not this server's address; a proxy or a name you trust: --allow-host ${name}`;
+    if (seen.size >= 64) seen.clear(); // bounded: a client cycling Host values gets no memory
+    seen.set(header, why);
+    return why;
+  };
 }
 
 /** Decides whether an `Origin` header is acceptable. @returns undefined when allowed (or absent), else the reason. */
 export function originProblem(header: string | undefined, o: GuardOptions): string | undefined {
-  if (header === undefined) return undefined;
+  return originCheck(o)(header);
+}
+
+/** {@link originProblem} with the allowed set built once. */
+function originCheck(o: GuardOptions): (header: string | undefined) => string | undefined {
   const allow = new Set(o.allowOrigins.map(normalizeOrigin));
-  if (allow.has("*") || allow.has(normalizeOrigin(header))) return undefined;
-  return `requests from web pages are refused (Origin "${header}"); allow one with --allow-origin ${header}`;
+  return (header) => {
+    if (header === undefined) return undefined;
+    if (allow.has("*") || allow.has(normalizeOrigin(header))) return undefined;
+    return `requests from web pages are refused (Origin "${header}"); allow one with --allow-origin ${header}`;
+  };
 }
 
 /** 403 for a `Host` or `Origin` that is not allowed (see the module comment). */
 export function hostOriginGuard(o: GuardOptions): MiddlewareHandler {
+  const host = hostCheck(o);
+  const origin = originCheck(o);
   return async (c, next) => {
-    const why = hostProblem(c.req.header("host"), o) ?? originProblem(c.req.header("origin"), o);
+    const why = host(c.req.header("host")) ?? origin(c.req.header("origin"));
     if (why) return errorResponse(c, 403, "forbidden", why);
     return next();
   };

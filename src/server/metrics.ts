@@ -6,6 +6,7 @@
 type Labels = Record<string, string>;
 
 function escapeLabel(v: string): string {
+  if (!/[\\\n"]/.test(v)) return v; // the usual label value: nothing to escape, no copies
   return v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 }
 

@@ -67,6 +67,13 @@ const EXCLUSION_KEYS =
   /n[o'’]|pas|ni|rather|instead|other|rule|elimin|exclu|statt|kein|wrong|incorrect|false|impossible|fauss|falsch|不|非|排除|错|誤|間違|では/i;
 
 /**
+ * A capital `A`–`J` standing alone, as every {@link OPTION} holds one (`(A)`, `**A**`, `option A` included): a text
+ * without one has nothing to exclude. Most reasoning texts have none, and the exclusion scan was a fifth of the
+ * cold scoring loop of a math batch.
+ */
+const OPTION_LETTER = /(?<![A-Za-z0-9\\])[A-J](?![A-Za-z0-9'\u2019])/;
+
+/**
  * The text with every exclusion of options blanked (spaces; positions are kept): `The answer is D, it can't be A
  * or B` → `The answer is D,`, `B不是 A` → `B`, `réponse est C non A` → `réponse est C`, `It's not D; the answer is
  * A` → `; the answer is A`. Only option letters (`A`–`J`, alone or as `(A)`, `option A`) are ruled out: a value
@@ -74,7 +81,7 @@ const EXCLUSION_KEYS =
  * (`D or A, not B`) is a hedge.
  */
 export function maskExclusions(text: string): string {
-  if (!EXCLUSION_KEYS.test(text)) return text;
+  if (!OPTION_LETTER.test(text) || !EXCLUSION_KEYS.test(text)) return text;
   EXCLUSION_RE.lastIndex = 0;
   return text.replace(EXCLUSION_RE, (m) => " ".repeat(m.length));
 }
