@@ -148,6 +148,14 @@ const ADD = {
   ],
 };
 const py = (code: string): string => "```python\n" + code + "\n```";
+/** a + b over stdin and stdout; the second case has no final newline (compared without it). */
+const STDIO_ADD = {
+  kind: "stdio",
+  cases: [
+    { stdin: "1 2\n", stdout: "3\n" },
+    { stdin: "2 2\n", stdout: "4" },
+  ],
+};
 
 /** Programs of each outcome, and the reference each is tested with. */
 const PROGRAMS: Array<{ name: string; completion: string; reference: unknown }> = [
@@ -166,24 +174,12 @@ const PROGRAMS: Array<{ name: string; completion: string; reference: unknown }> 
   {
     name: "stdio",
     completion: py("a, b = map(int, input().split())\nprint(a + b)"),
-    reference: {
-      kind: "stdio",
-      cases: [
-        { stdin: "1 2\n", stdout: "3\n" },
-        { stdin: "2 2\n", stdout: "4" },
-      ],
-    },
+    reference: STDIO_ADD,
   },
   {
     name: "stdio-wrong",
     completion: py("print(3)"),
-    reference: {
-      kind: "stdio",
-      cases: [
-        { stdin: "1 2\n", stdout: "3\n" },
-        { stdin: "2 2\n", stdout: "4" },
-      ],
-    },
+    reference: STDIO_ADD,
   },
   {
     name: "assert",

@@ -111,35 +111,27 @@ describe("SandboxFusion backend", () => {
     expect((await refused.run("python", task, DEFAULT_LIMITS)).sandboxError).toBe("SandboxFusion: HTTP 400");
   });
 
-  it("TimeLimitExceeded: tests without a report are timeouts", async () => {
-    const backend = sandboxFusionBackend(new SandboxPool(1), {
+  /** A backend whose server answers every run TimeLimitExceeded with the harness lines `stdout(nonce)`. */
+  const timeLimitExceeded = (stdout: (nonce: string) => string) =>
+    sandboxFusionBackend(new SandboxPool(1), {
       url: "http://sf.example:8080",
       fetch: fakeServer([], (body) => {
         const nonce = (JSON.parse(String(body.stdin)) as { nonce: string }).nonce;
         return {
           status: "Failed",
-          run_result: {
-            status: "TimeLimitExceeded",
-            return_code: null,
-            stdout: `${nonce} {"ready": 2}\n${nonce} {"started": true}\n${nonce} {"t": 0, "s": "pass"}\n`,
-            stderr: "",
-          },
+          run_result: { status: "TimeLimitExceeded", return_code: null, stdout: stdout(nonce), stderr: "" },
         };
       }),
     });
+
+  it("TimeLimitExceeded: tests without a report are timeouts", async () => {
+    const backend = timeLimitExceeded(
+      (nonce) => `${nonce} {"ready": 2}\n${nonce} {"started": true}\n${nonce} {"t": 0, "s": "pass"}\n`,
+    );
     expect((await backend.run("python", task, DEFAULT_LIMITS)).statuses).toEqual(["pass", "timeout"]);
   });
   it("TimeLimitExceeded before the program started (a slow or stuck start-up): a sandbox error, not timeouts", async () => {
-    const backend = sandboxFusionBackend(new SandboxPool(1), {
-      url: "http://sf.example:8080",
-      fetch: fakeServer([], (body) => {
-        const nonce = (JSON.parse(String(body.stdin)) as { nonce: string }).nonce;
-        return {
-          status: "Failed",
-          run_result: { status: "TimeLimitExceeded", return_code: null, stdout: `${nonce} {"ready": 2}\n`, stderr: "" },
-        };
-      }),
-    });
+    const backend = timeLimitExceeded((nonce) => `${nonce} {"ready": 2}\n`);
     const r = await backend.run("python", task, DEFAULT_LIMITS);
     expect(r.statuses).toEqual([]);
     expect(r.sandboxError).toMatch(/before the program started \(killed at the run deadline\)/);
