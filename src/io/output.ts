@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { once } from "node:events";
 import type { Writable } from "node:stream";
@@ -99,8 +99,14 @@ export class OutputSet {
   private readonly files: Array<{ temp: string; final: string }> = [];
   private done = false;
 
-  /** Reserves `final`: @returns the temporary path to write it to (parent folders created). */
+  /**
+   * Reserves `final`: @returns the temporary path to write it to (parent folders created). A path that exists and
+   * is not a regular file (`-o /dev/null`, `/dev/stdout`, a named pipe) is returned as it is and written in place:
+   * renaming a temporary file onto it would replace the device itself (as root, `/dev/null` became a plain file).
+   */
   reserve(final: string): string {
+    const existing = statSync(final, { throwIfNoEntry: false });
+    if (existing !== undefined && !existing.isFile() && !existing.isDirectory()) return final;
     ensureParent(final);
     const temp = join(dirname(final), `.${basename(final)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
     this.files.push({ temp, final });
