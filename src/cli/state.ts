@@ -3,18 +3,30 @@ import type { ScheduleState } from "../schedule/runtime.js";
 import { writeFileCreating } from "../io/output.js";
 import { UsageError } from "./errors.js";
 
-/** Reads a `--state` file; `undefined` when it does not exist yet (a first run). */
-export function readStateFile(path: string): ScheduleState | undefined {
+/** A `--state` file: the performance schedules' state and, since the curriculum issue, the per-prompt statistics. */
+export type StateFile = ScheduleState & { curriculum?: unknown };
+
+/**
+ * Reads a `--state` file; `undefined` when it does not exist yet (a first run).
+ * @throws {UsageError} naming the file when it is not a JSON object (a corrupt file is never silently reset).
+ */
+export function readStateFile(path: string): StateFile | undefined {
   if (!existsSync(path)) return undefined;
+  let v: unknown;
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as ScheduleState;
+    v = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
     throw new UsageError(`--state ${path}: not a JSON schedule state (${(e as Error).message})`);
   }
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    throw new UsageError(
+      `--state ${path}: line 1: expected a JSON object (a rewardkit state), got ${Array.isArray(v) ? "an array" : String(v)}`,
+    );
+  return v as StateFile;
 }
 
 /** Writes a `--state` file (folders created). */
-export function writeStateFile(path: string, state: ScheduleState): void {
+export function writeStateFile(path: string, state: StateFile): void {
   writeFileCreating(path, JSON.stringify(state) + "\n");
 }
 

@@ -32,6 +32,20 @@ export interface Summary {
   malformed: number;
   /** Problems with the run as a whole (e.g. a `--map` source found in no record). */
   warnings?: string[];
+  /**
+   * `filter: dapo` over the run's groups (curriculum/dapo.ts `DapoReport`): groups kept and dropped, and the
+   * prompts the trainer must still sample (`need`, `sample`) to fill a batch of `batch_size`.
+   */
+  filter?: {
+    groups: number;
+    kept: number;
+    dropped: number;
+    batch_size: number;
+    need: number;
+    sample: number | null;
+    metric: string | null;
+    dropped_groups: string[];
+  };
   reward: { mean: number | null; std: number | null; min: number | null; max: number | null; nullCount: number };
   components: Record<string, ComponentSummary>;
   groups: {
