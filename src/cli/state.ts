@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
 import type { ScheduleState } from "../schedule/runtime.js";
 import { writeFileCreating } from "../io/output.js";
+import { readStateObject } from "../io/state-file.js";
 import { UsageError } from "./errors.js";
 
 /** A `--state` file: the performance schedules' state and, since the curriculum issue, the per-prompt statistics. */
@@ -11,18 +11,11 @@ export type StateFile = ScheduleState & { curriculum?: unknown };
  * @throws {UsageError} naming the file when it is not a JSON object (a corrupt file is never silently reset).
  */
 export function readStateFile(path: string): StateFile | undefined {
-  if (!existsSync(path)) return undefined;
-  let v: unknown;
   try {
-    v = JSON.parse(readFileSync(path, "utf8"));
+    return readStateObject(path, `--state ${path}`) as StateFile | undefined;
   } catch (e) {
-    throw new UsageError(`--state ${path}: not a JSON schedule state (${(e as Error).message})`);
+    throw new UsageError((e as Error).message);
   }
-  if (v === null || typeof v !== "object" || Array.isArray(v))
-    throw new UsageError(
-      `--state ${path}: line 1: expected a JSON object (a rewardkit state), got ${Array.isArray(v) ? "an array" : String(v)}`,
-    );
-  return v as StateFile;
 }
 
 /** Writes a `--state` file (folders created). */
