@@ -15,7 +15,8 @@ import { MemoryStore } from "../src/store/memory.js";
 import { RedisStore } from "../src/store/redis.js";
 import { StoreGuard } from "../src/store/guard.js";
 import type { Store } from "../src/store/types.js";
-import { cli, readJsonl, tmp } from "./helpers.js";
+import { cli, readJsonl, runPythonTests, tmp } from "./helpers.js";
+import { spawnSync } from "node:child_process";
 import { redisMissing, startRedis } from "./redis-helper.js";
 
 const SPEC = `name: cur
@@ -241,5 +242,14 @@ describe("replicas share the statistics through the store", () => {
         return s;
       });
     });
+  });
+});
+
+const hasPython = spawnSync("python3", ["--version"]).status === 0;
+describe.skipIf(!hasPython)("the Python helper (clients/python/rewardkit_curriculum.py)", () => {
+  it("turns the JSONL and the endpoint into sampler weights (without torch)", async () => {
+    const r = await runPythonTests("test_curriculum.py", {});
+    expect(r.out).toMatch(/OK/);
+    expect(r.code).toBe(0);
   });
 });
