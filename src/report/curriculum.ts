@@ -33,7 +33,7 @@ export function curriculumSection(d: CurriculumRows, success = 1): Section | und
   for (const r of d.rows) {
     const key = r.promptId ?? r.group;
     let byStep = cells.get(key);
-    if (!byStep) cells.set(key, (byStep = new Map()));
+    if (!byStep) cells.set(key, (byStep = new Map<number, Cell>()));
     let c = byStep.get(r.step);
     if (!c) byStep.set(r.step, (c = { n: 0, ok: 0, rewards: [] }));
     c.n++;

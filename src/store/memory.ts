@@ -219,7 +219,7 @@ export class MemoryStore implements Store {
 
   statsMerge(index: string, member: string, delta: StatsDelta, cap: number): Promise<void> {
     let ix = this.stats.get(index);
-    if (!ix) this.stats.set(index, (ix = new Map()));
+    if (!ix) this.stats.set(index, (ix = new Map<string, Record<string, number>>()));
     const cur = ix.get(member) ?? {};
     ix.delete(member);
     ix.set(member, statsStep(cur, delta));
