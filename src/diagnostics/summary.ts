@@ -8,6 +8,7 @@ import type { ComponentConcentration } from "./concentration.js";
 import type { CallUsage } from "../client/types.js";
 import { HackingCollector } from "./hacking.js";
 import type { HackingDiagnostics } from "./hacking.js";
+import type { DapoReport } from "../curriculum/dapo.js";
 
 /** Per-component statistics in a summary. */
 export interface ComponentSummary {
@@ -36,16 +37,7 @@ export interface Summary {
    * `filter: dapo` over the run's groups (curriculum/dapo.ts `DapoReport`): groups kept and dropped, and the
    * prompts the trainer must still sample (`need`, `sample`) to fill a batch of `batch_size`.
    */
-  filter?: {
-    groups: number;
-    kept: number;
-    dropped: number;
-    batch_size: number;
-    need: number;
-    sample: number | null;
-    metric: string | null;
-    dropped_groups: string[];
-  };
+  filter?: DapoReport;
   reward: { mean: number | null; std: number | null; min: number | null; max: number | null; nullCount: number };
   components: Record<string, ComponentSummary>;
   groups: {
