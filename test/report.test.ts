@@ -82,7 +82,7 @@ describe("run report", () => {
     const html = runReportHtml(d);
     // rewards 1.5, 0.5, 1, 1, 1.5, 0, 1.5, 0 → mean 7/8 = 0.875, count 8
     expect(html).toContain("count 8 rollouts; reward mean 0.875");
-    expect((html.match(/<canvas\b/g) ?? []).length).toBe(10); // 2 summary, 2 per step, 4 hacking (with the drift over 2 steps), 2 groups
+    expect((html.match(/<canvas\b/g) ?? []).length).toBe(12); // 2 summary, 2 per step, 4 hacking (with the drift over 2 steps), 2 groups, 2 curriculum
     expect(html).toContain("Drift over steps");
     expect(externalResources(html)).toEqual([]);
     expect(html).not.toMatch(/sourceMappingURL/);
@@ -207,8 +207,8 @@ window.addEventListener('load',function(){var n=0;document.querySelectorAll('can
     }).stdout;
     expect(dom.includes("<body")).toBe(true);
     expect(/data-errors="([^"]*)"/.exec(dom)?.[1] ?? "none").toBe("none");
-    expect((dom.match(/<canvas\b/g) ?? []).length).toBe(10);
-    expect(/data-drawn="(\d+)"/.exec(dom)?.[1]).toBe("10"); // every canvas has drawn pixels
+    expect((dom.match(/<canvas\b/g) ?? []).length).toBe(12);
+    expect(/data-drawn="(\d+)"/.exec(dom)?.[1]).toBe("12"); // every canvas has drawn pixels
     const text = dom.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, " ");
     expect(text.includes("reward mean 0.875")).toBe(true);
     expect(text.includes("count 8 rollouts")).toBe(true);

@@ -19,6 +19,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ["evaluate", async () => (await import("./commands/evaluate.js")).registerEvaluate],
   ["probe", async () => (await import("./commands/probe.js")).registerProbe],
   ["report", async () => (await import("./commands/report.js")).registerReport],
+  ["curriculum", async () => (await import("./commands/curriculum.js")).registerCurriculum],
 ];
 
 /**

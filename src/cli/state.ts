@@ -1,20 +1,25 @@
-import { existsSync, readFileSync } from "node:fs";
 import type { ScheduleState } from "../schedule/runtime.js";
 import { writeFileCreating } from "../io/output.js";
+import { readStateObject } from "../io/state-file.js";
 import { UsageError } from "./errors.js";
 
-/** Reads a `--state` file; `undefined` when it does not exist yet (a first run). */
-export function readStateFile(path: string): ScheduleState | undefined {
-  if (!existsSync(path)) return undefined;
+/** A `--state` file: the performance schedules' state and, since the curriculum issue, the per-prompt statistics. */
+export type StateFile = ScheduleState & { curriculum?: unknown };
+
+/**
+ * Reads a `--state` file; `undefined` when it does not exist yet (a first run).
+ * @throws {UsageError} naming the file when it is not a JSON object (a corrupt file is never silently reset).
+ */
+export function readStateFile(path: string): StateFile | undefined {
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as ScheduleState;
+    return readStateObject(path, `--state ${path}`) as StateFile | undefined;
   } catch (e) {
-    throw new UsageError(`--state ${path}: not a JSON schedule state (${(e as Error).message})`);
+    throw new UsageError((e as Error).message);
   }
 }
 
 /** Writes a `--state` file (folders created). */
-export function writeStateFile(path: string, state: ScheduleState): void {
+export function writeStateFile(path: string, state: StateFile): void {
   writeFileCreating(path, JSON.stringify(state) + "\n");
 }
 

@@ -47,6 +47,12 @@ export function formatSummary(s: Summary): string {
     );
   }
   if (s.concentration) lines.push(...formatConcentration(s.concentration));
+  if (s.filter) {
+    const f = s.filter;
+    lines.push(
+      `filter dapo${f.metric ? ` on ${f.metric}` : ""}: kept ${f.kept}/${f.groups} groups, dropped ${f.dropped}; need ${f.need} more prompts for a batch of ${f.batch_size} (sample ~${f.sample ?? "?"})`,
+    );
+  }
   for (const [name, j] of Object.entries(s.judges ?? {})) {
     lines.push(
       `judge ${name}: ${j.calls} calls  ${j.retries} retries  ${j.failures} failed  ${j.timeouts} timeouts  ${j.cacheHits} cache hits  tokens ${j.promptTokens} in / ${j.completionTokens} out  cost ${j.cost}`,

@@ -8,6 +8,7 @@ import type { ComponentConcentration } from "./concentration.js";
 import type { CallUsage } from "../client/types.js";
 import { HackingCollector } from "./hacking.js";
 import type { HackingDiagnostics } from "./hacking.js";
+import type { DapoReport } from "../curriculum/dapo.js";
 
 /** Per-component statistics in a summary. */
 export interface ComponentSummary {
@@ -32,6 +33,11 @@ export interface Summary {
   malformed: number;
   /** Problems with the run as a whole (e.g. a `--map` source found in no record). */
   warnings?: string[];
+  /**
+   * `filter: dapo` over the run's groups (curriculum/dapo.ts `DapoReport`): groups kept and dropped, and the
+   * prompts the trainer must still sample (`need`, `sample`) to fill a batch of `batch_size`.
+   */
+  filter?: DapoReport;
   reward: { mean: number | null; std: number | null; min: number | null; max: number | null; nullCount: number };
   components: Record<string, ComponentSummary>;
   groups: {

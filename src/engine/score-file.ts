@@ -21,6 +21,10 @@ import { mapOrdered } from "./ordered.js";
 import { RunTally } from "./run-tally.js";
 import type { InputFingerprint, RoutedTrace, RunTrace } from "./trace.js";
 import { createScorer } from "./scorer.js";
+import { CurriculumTracker } from "../curriculum/tracker.js";
+import type { CurriculumState } from "../curriculum/tracker.js";
+import { scoredGroups } from "../curriculum/groups.js";
+import type { ScoredRollout } from "../curriculum/groups.js";
 import { InputDigest, ownsGroup, ownsMalformed } from "./shard.js";
 import type { Shard } from "./shard.js";
 
@@ -70,6 +74,10 @@ export interface ScoreFileOptions {
   scheduleState?: ScheduleState;
   /** Receives the performance-schedule state after the last rollout is scored (to save it). */
   onScheduleState?: (state: ScheduleState) => void;
+  /** The per-prompt statistics to resume from (the `curriculum` member of a `--state` file). */
+  curriculumState?: unknown;
+  /** Receives the per-prompt statistics after the run, this run's groups recorded (to save them). */
+  onCurriculumState?: (state: CurriculumState) => void;
   /**
    * Score only the groups of this shard (`engine/shard.ts`); lines that are not rollouts are reported and counted by
    * shard 0 alone, so that the shards' counts add up to the unsharded run's.
@@ -80,6 +88,32 @@ export interface ScoreFileOptions {
    * merge`), and the fingerprint of the input when `shard` is set.
    */
   onTrace?: (trace: RunTrace | RoutedTrace, input?: InputFingerprint) => void;
+}
+
+/**
+ * Gathers the run's rollouts into groups, applies `filter: dapo` (the dropped groups' advantages become null, as
+ * verl drops them from the batch) and records the groups in the curriculum's statistics and replay buffer.
+ * @returns the filter's report, when the spec has one.
+ */
+async function recordCurriculum(
+  spec: CompiledSpec,
+  curriculum: CurriculumTracker,
+  rows: ReadonlyArray<Omit<ScoredRollout, "advantage">>,
+  adv: Float64Array,
+): Promise<Summary["filter"]> {
+  const groups = scoredGroups(
+    spec.components.map((c) => c.name),
+    rows.map((r, k) => ({ ...r, advantage: adv[k]! })),
+  );
+  const filter = curriculum.filter(groups);
+  if (filter) {
+    const dropped = new Set(filter.report.dropped_groups);
+    rows.forEach((r, k) => {
+      if (dropped.has(r.group)) adv[k] = NaN;
+    });
+  }
+  await curriculum.record(groups, filter?.keep);
+  return filter?.report;
 }
 
 /** A rollout's length and step for the summary's hacking diagnostics. */
@@ -187,6 +221,13 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
   > = [];
   const spill = new Spill();
   let judges: Record<string, CallUsage> = {};
+  // per-prompt statistics, `filter: dapo` and `replay:` read each rollout's numbers once the advantages are known
+  const curriculum =
+    o.onCurriculumState || o.curriculumState !== undefined || spec.filter || spec.replay
+      ? new CurriculumTracker(spec)
+      : undefined;
+  if (curriculum && o.curriculumState !== undefined) curriculum.restore(o.curriculumState);
+  const curRows: Array<Omit<ScoredRollout, "advantage">> = [];
   try {
     const scorer = createScorer(spec, {
       ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
@@ -203,6 +244,15 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           const values = scorer.valuesAt(rollout.step ?? 0);
           const thresholds = values?.thresholds;
           const k = tally.addRow(rollout, results, reward, line);
+          if (curriculum)
+            curRows.push({
+              id: rollout.id,
+              group: rollout.group,
+              ...(rollout.prompt_id !== undefined ? { promptId: rollout.prompt_id } : {}),
+              step: rollout.step ?? 0,
+              reward,
+              scores: results.map((r) => r.score),
+            });
           steps?.add(rollout, results);
           const label = labelled
             ? { value: getPath(record, o.labelField!), id: rollout.id, reference: rollout.reference }
@@ -238,8 +288,12 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     if (staged.length > 0) {
       applyGroupStages(spec, staged, held);
       held.forEach((h, k) => tally.setRow(k, h.results, h.reward));
+      if (curriculum)
+        held.forEach((h, k) => Object.assign(curRows[k]!, { reward: h.reward, scores: h.results.map((r) => r.score) }));
     }
     const { groupIds: groupArr, advantages: adv } = tally.advantages();
+    const filtered = curriculum ? await recordCurriculum(spec, curriculum, curRows, adv) : undefined;
+    if (curriculum) o.onCurriculumState?.(curriculum.snapshot());
     const toFile = o.output !== undefined && o.output !== "-";
     const outputs = o.outputs ?? new OutputSet();
     const writer = toFile
@@ -272,6 +326,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
     }
     if (!o.outputs) outputs.commit();
     const summary = tally.finish((performance.now() - t0) / 1000, judges);
+    if (filtered) summary.filter = filtered;
     const trace = tally.trace(judges);
     if (trace) o.onTrace!(trace, digest ? { lines: digest.lines, digest: digest.digest() } : undefined);
     return summary;

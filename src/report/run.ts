@@ -11,11 +11,14 @@ import { barChart, doughnutChart, histogramChart, lineChart, scatterChart, strid
 import type { Section } from "./html.js";
 import { esc, fmt, pct, renderPage, tableHtml } from "./html.js";
 import { probeSections } from "./probe.js";
+import { curriculumSection } from "./curriculum.js";
 
 /** The numbers of one scored rollout the run report needs. */
 export interface RunRow {
   id: string;
   group: string;
+  /** The rollout's `prompt_id`, when it has one. */
+  promptId?: string;
   step: number;
   reward: number | null;
   advantage: number | null;
@@ -39,6 +42,7 @@ export interface RunData {
 type Scored = {
   id?: unknown;
   group?: unknown;
+  prompt_id?: unknown;
   step?: unknown;
   reward?: unknown;
   advantage?: unknown;
@@ -83,6 +87,9 @@ export async function readScored(file: string): Promise<RunData> {
       row: {
         id: typeof r.id === "string" || typeof r.id === "number" ? String(r.id) : `line-${line}`,
         group: typeof r.group === "string" || typeof r.group === "number" ? String(r.group) : `line-${line}`,
+        ...(typeof r.prompt_id === "string" || typeof r.prompt_id === "number"
+          ? { promptId: String(r.prompt_id) }
+          : {}),
         step: typeof r.step === "number" && Number.isFinite(r.step) ? r.step : 0,
         reward: typeof r.reward === "number" ? r.reward : null,
         advantage: typeof r.advantage === "number" ? r.advantage : null,
@@ -371,12 +378,14 @@ export function runSections(d: RunData, summary?: Summary): Section[] {
  * A run report: one self-contained HTML page (no network at view time) with the reward distribution, per-component
  * means and pass rates, per-step curves (when the rollouts have more than one `step`), length vs reward, the hacking
  * diagnostics (reward–length correlation, component dominance, their drift over steps), zero-variance groups, the
- * advantage distribution, the slowest and most unscorable rollouts, and probe results when given.
+ * curriculum (pass rate per step by prompt bucket, share of zero-variance groups per step), the advantage distribution, the slowest and most unscorable rollouts, and probe results when given.
  * @param summary the run's summary (`score --summary`): its figures are shown as they are; without it they are
  *   computed from the rows (pass = score ≥ 1).
  */
 export function runReportHtml(d: RunData, summary?: Summary, probe?: ProbeReport): string {
   const sections = runSections(d, summary);
+  const cur = curriculumSection(d);
+  if (cur) sections.push(cur);
   if (probe) sections.push(...probeSections(probe));
   const name = summary?.spec.name ?? "scored run";
   return renderPage(

@@ -6,9 +6,20 @@ import { bearerAuth, errorResponse } from "./http.js";
 import { bodyAdmission } from "./limits.js";
 import { advantagesHandler, scoreHandler, specHandler } from "./native.js";
 import { getRewardHandler } from "./openrlhf.js";
+import { curriculumHandler, replayHandler } from "./curriculum.js";
 
 /** Routes with their own latency series; anything else is labelled `other` (bounded label cardinality). */
-const ROUTES = new Set(["/v1/score", "/v1/advantages", "/v1/spec", "/get_reward", "/healthz", "/readyz", "/metrics"]);
+const ROUTES = new Set([
+  "/v1/score",
+  "/v1/advantages",
+  "/v1/spec",
+  "/v1/curriculum",
+  "/v1/replay",
+  "/get_reward",
+  "/healthz",
+  "/readyz",
+  "/metrics",
+]);
 /** Routes that answer while draining (so orchestrators can watch the shutdown). */
 const DURING_DRAIN = new Set(["/healthz", "/readyz", "/metrics"]);
 
@@ -87,13 +98,15 @@ export function createApp(ctx: ServerContext): Hono {
   app.post("/v1/score", scoreHandler(ctx));
   app.post("/v1/advantages", advantagesHandler(ctx));
   app.post("/get_reward", getRewardHandler(ctx));
+  app.get("/v1/curriculum", curriculumHandler(ctx));
+  app.get("/v1/replay", replayHandler(ctx));
 
   app.notFound((c) =>
     errorResponse(
       c,
       404,
       "not_found",
-      `no route ${c.req.method} ${c.req.path}; see GET /v1/spec, POST /v1/score, POST /v1/advantages, POST /get_reward, GET /healthz, GET /readyz, GET /metrics`,
+      `no route ${c.req.method} ${c.req.path}; see GET /v1/spec, POST /v1/score, POST /v1/advantages, GET /v1/curriculum, GET /v1/replay, POST /get_reward, GET /healthz, GET /readyz, GET /metrics`,
     ),
   );
   app.onError((e, c) => {

@@ -1,3 +1,4 @@
+import type { CurriculumTracker } from "../curriculum/tracker.js";
 import type { Scorer } from "../engine/scorer.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { Admission } from "./admission.js";
@@ -45,6 +46,10 @@ export interface ServerContext {
   groups: HeldGroups;
   /** A routed spec's routes (src/server/routes.ts); `spec` is then the routed spec's envelope (name, hash). */
   routed?: RoutedServing;
+  /** Per-prompt statistics, `filter: dapo`, `replay:` (src/server/curriculum.ts); undefined for a routed server. */
+  curriculum?: CurriculumTracker;
+  /** Set when a batch changed the state since `--state` was last written. */
+  stateDirty?: boolean;
 }
 
 export interface ServerMetrics {

@@ -21,6 +21,7 @@ import { resolveOptions } from "./options.js";
 import { openStore } from "../store/open.js";
 import { StoreGuard } from "../store/guard.js";
 import { shareModelStore } from "../client/model-store.js";
+import { keepServerState, restoreServerState, serverCurriculum } from "./curriculum.js";
 
 import type { ServerOptions } from "./options.js";
 
@@ -102,6 +103,19 @@ export async function startServer(
   const ctx = createContext(spec, scorer, options, store ? { store } : {});
   if (routedScorer)
     ctx.routed = { spec: served as RoutedSpec, scorer: routedScorer, routes: routeContexts(ctx, routedScorer) };
+  else ctx.curriculum = serverCurriculum(ctx);
+  let stopState: (() => void) | undefined;
+  if (options.statePath !== undefined) {
+    try {
+      restoreServerState(ctx, options.statePath);
+    } catch (e) {
+      await scorer.close();
+      unwatch?.();
+      await store?.store.close();
+      throw e;
+    }
+    stopState = keepServerState(ctx, options.statePath);
+  }
   const app = createApp(ctx);
   // the host checks (the code sandbox's self-test for the spec's languages) start now, so /readyz rarely waits
   void serverHealth(ctx).then((problems) => {
@@ -141,6 +155,7 @@ export async function startServer(
       });
     });
   } catch (e) {
+    stopState?.();
     await scorer.close(); // the port could not be bound: nobody else holds the worker pool
     unwatch?.();
     await store?.store.close();
@@ -169,6 +184,11 @@ export async function startServer(
     ]);
     cut = true;
     server.closeAllConnections();
+    try {
+      stopState?.();
+    } catch (e) {
+      process.stderr.write(`rewardkit serve: warning: --state ${options.statePath}: ${(e as Error).message}\n`);
+    }
     await scorer.close();
     unwatch?.();
     await store?.store.close();

@@ -2,6 +2,8 @@
  * The native protocol, version 1 (snake_case JSON):
  * - `POST /v1/score` `{"rollouts": [...], "step"?: n, "details"?: bool}` →
  *   `{"results": [{"id", "reward", "components", "advantage"} | {"id", "error", ...}], "spec": {"name", "hash"}, "timing_ms"}`
+ *   (+ `"filter": {groups, kept, dropped, batch_size, need, sample, metric, dropped_groups}` with `filter: dapo`)
+ * - `GET /v1/curriculum?strategy=` and `GET /v1/replay?n=`: see `curriculum.ts`.
  * - `POST /v1/advantages` `{"rollouts": [{"id", "group", "reward", "components"?}], "estimator"?, "preset"?, "options"?}` →
  *   `{"results": [{"id", "advantage"}], "estimator": {"name", "options"}}`
  * - `GET /v1/spec` → the served spec, its hash and the server's limits.
@@ -209,6 +211,7 @@ function nativeAnswer(
   return c.json({
     results,
     spec: { name: ctx.spec.name, hash: ctx.spec.hash },
+    ...(batch.filter ? { filter: batch.filter } : {}),
     timing_ms: Math.round((performance.now() - t0) * 100) / 100,
   });
 }

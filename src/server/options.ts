@@ -46,6 +46,11 @@ export interface ServerOptions {
    * stay in this process). See docs/scale.md.
    */
   store?: string;
+  /**
+   * `--state <file>`: the performance schedules and per-prompt statistics are read from it at start (when it exists)
+   * and written to it every second while they change and at shutdown, so they survive a restart.
+   */
+  statePath?: string;
   /** How long the server waits at start for the store to answer, ms (default 10 000); then it refuses to start. */
   storeWaitMs: number;
   /** How long a verdict stays in the shared store, ms (default 86 400 000: 24 h). */

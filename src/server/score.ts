@@ -9,6 +9,8 @@ import type { JoinResult } from "./barrier.js";
 import type { HeldAnswer } from "./held-groups.js";
 import { heldKey } from "./held-groups.js";
 import type { ServerContext } from "./context.js";
+import { recordBatch } from "./curriculum.js";
+import type { DapoReport } from "../curriculum/dapo.js";
 
 /** Scores of admitted rollouts in input order, and advantages, shape [n] (NaN: none). */
 export interface ScoredBatch {
@@ -19,6 +21,8 @@ export interface ScoredBatch {
    * its id reused with other content, a `group_size` other than its group's); undefined for the rest.
    */
   problems: Array<string | undefined>;
+  /** `filter: dapo` over the request's groups, when the spec has it. */
+  filter?: DapoReport;
 }
 
 /** The request's held groups do not fit in the barrier's bounds: answered 503 with `Retry-After`. */
@@ -114,6 +118,7 @@ export async function scoreRollouts(
     else evicted = r.message;
   }
   if (evicted !== undefined) throw new GroupsEvicted(evicted);
+  const filter = await recordBatch(ctx, rollouts, scores, advantages, problems);
   m.rolloutsScored.inc({}, n);
   const names = ctx.spec.components.map((c) => c.name);
   for (const s of scores) {
@@ -122,7 +127,7 @@ export async function scoreRollouts(
       if (r.status !== "ok") m.unscorable.inc({ component: names[k]!, reason: r.reason ?? "unknown" });
     }
   }
-  return { scores, advantages, problems };
+  return { scores, advantages, problems, ...(filter ? { filter } : {}) };
 }
 
 /** Each rollout's score as a promise that settles by the deadline (a timeout verdict past it). */

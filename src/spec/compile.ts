@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { presetNames, presetOptions } from "../advantage/presets.js";
+import { DEFAULT_CURRICULUM } from "../curriculum/options.js";
 import { BUILTINS, withPlugins } from "../plugins/catalog.js";
 import type { Catalog, LoadedPlugin } from "../plugins/catalog.js";
 import { graderToSpec, isGraderDocument } from "./dialects/openai.js";
@@ -258,6 +259,11 @@ export function compileSpec(
   if (agg && "issues" in agg) issues.push(...agg.issues);
 
   const { est, options: advOptions } = advantageBlock(s.advantage ?? { estimator: "grpo" }, issues, catalog);
+  if (s.filter?.component !== undefined && !names.has(s.filter.component))
+    issues.push({
+      path: ["filter", "component"],
+      message: `"${s.filter.component}" names no component; known: ${[...names.keys()].join(", ")}`,
+    });
   if (issues.length > 0 || !est || !agg || "issues" in agg || "issues" in sched) return { issues };
 
   const plain: PlainSpec = {
@@ -279,6 +285,9 @@ export function compileSpec(
       : {}),
     onUnscorable: s.onUnscorable,
     advantage: { estimator: est.name, options: advOptions },
+    ...(s.curriculum ? { curriculum: s.curriculum } : {}),
+    ...(s.filter ? { filter: s.filter } : {}),
+    ...(s.replay ? { replay: s.replay } : {}),
   };
   const hash = createHash("sha256").update(canonical(plain)).digest("hex").slice(0, 16);
   return {
@@ -290,6 +299,9 @@ export function compileSpec(
       schedules: sched.schedules,
       onUnscorable: s.onUnscorable,
       advantage: { estimator: est, options: advOptions },
+      curriculum: s.curriculum ?? DEFAULT_CURRICULUM,
+      ...(s.filter ? { filter: s.filter } : {}),
+      ...(s.replay ? { replay: s.replay } : {}),
       plain,
       plugins: loaded.plugins,
     },

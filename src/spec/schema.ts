@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { curriculumBlock, filterBlock, replayBlock } from "../curriculum/options.js";
 
 /** Keys every component has; everything else on a component is an option of its `type`. */
 export const componentBase = z.object({
@@ -49,5 +50,11 @@ export const specSchema = z.strictObject({
    */
   onUnscorable: z.enum(["zero", "exclude"]).default("zero"),
   advantage: advantageBlock.optional(),
+  /** Per-prompt statistics settings: success threshold, EW α, Beta prior, most prompts kept (docs/curriculum.md). */
+  curriculum: curriculumBlock.optional(),
+  /** `dapo`: DAPO's dynamic sampling, groups whose rewards (or a component's scores) are all equal are dropped. */
+  filter: filterBlock.optional(),
+  /** `{size: K, keep: recent | score}`: a buffer of the K groups with signal, handed back on request. */
+  replay: replayBlock.optional(),
 });
 export type SpecInput = z.input<typeof specSchema>;

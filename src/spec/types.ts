@@ -3,6 +3,7 @@ import type { Aggregator } from "../compose/types.js";
 import type { ScheduledOption } from "../schedule/types.js";
 import type { GroupStage, VerifierDefinition } from "../verifiers/types.js";
 import type { LoadedPlugin } from "../plugins/define.js";
+import type { CurriculumOptions, FilterOptions, ReplayOptions } from "../curriculum/options.js";
 
 /** A component ready to run: validated options and resolved verifier. */
 export interface CompiledComponent {
@@ -35,6 +36,12 @@ export interface CompiledSpec {
   schedules: ScheduledOption[];
   onUnscorable: "zero" | "exclude";
   advantage: { estimator: EstimatorDefinition<unknown>; options: Record<string, unknown> };
+  /** Per-prompt statistics settings (defaults when the spec has no `curriculum:`). */
+  curriculum: CurriculumOptions;
+  /** `filter: dapo`, when given. */
+  filter?: FilterOptions;
+  /** `replay:`, when given. */
+  replay?: ReplayOptions;
   plain: PlainSpec;
   /** The plugin modules the spec loaded (`plugins:`), with what each defines; empty when none. */
   plugins: LoadedPlugin[];
@@ -76,4 +83,8 @@ export interface PlainSpec {
   schedules?: Record<string, Record<string, unknown>>;
   onUnscorable: string;
   advantage: { estimator: string; options: Record<string, unknown> };
+  /** The `curriculum:`, `filter:` and `replay:` blocks with defaults filled; each absent when the spec has none. */
+  curriculum?: CurriculumOptions;
+  filter?: FilterOptions;
+  replay?: ReplayOptions;
 }

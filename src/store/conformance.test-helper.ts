@@ -75,6 +75,27 @@ export function storeConformance(make: () => Promise<Store>): void {
     }
   });
 
+  it("statistics: fields add, decayed fields are brought to the later step, the least recently merged go past the cap", async () => {
+    const s = await make();
+    try {
+      const merge = (m: string, n: number, e: number, step: number) =>
+        s.statsMerge("st", m, { add: { n }, decayed: { e }, step, factor: 0.5 }, 2);
+      await merge("a", 2, 2, 3);
+      await merge("a", 1, 1, 1); // an older step: e = 2 + 1·0.5² = 2.25, last stays 3
+      await merge("b", 1, 4, 0);
+      await merge("a", 1, 1, 5); // a later step: e = 2.25·0.5² + 1 = 1.5625, last 5
+      expect(await s.statsRead("st")).toEqual([
+        { member: "b", fields: { n: 1, e: 4, last: 0 } },
+        { member: "a", fields: { n: 4, e: 1.5625, last: 5 } },
+      ]);
+      await merge("c", 1, 1, 0); // three items, cap 2: b (least recently merged) goes
+      expect((await s.statsRead("st")).map((x) => x.member)).toEqual(["a", "c"]);
+      expect(await s.statsRead("none")).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("budgets: rpm spaces grants 60 000 / rpm ms apart, leases bound concurrency, a pause holds everyone", async () => {
     const s = await make();
     try {

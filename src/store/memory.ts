@@ -1,4 +1,4 @@
-import type { BudgetAnswer, BudgetAsk, Store } from "./types.js";
+import type { BudgetAnswer, BudgetAsk, StatsDelta, Store } from "./types.js";
 
 interface Entry {
   value: string;
@@ -50,6 +50,19 @@ export function budgetStep(b: Budget, ask: BudgetAsk, now: number): BudgetAnswer
   return { granted: true };
 }
 
+/** One {@link StatsDelta} merged into an item's fields (the Redis script `STATS_MERGE` does the same, line for line). */
+export function statsStep(cur: Readonly<Record<string, number>>, d: StatsDelta): Record<string, number> {
+  const out = { ...cur };
+  const last = cur.last;
+  const t = last !== undefined && last > d.step ? last : d.step;
+  const fOld = last !== undefined ? Math.pow(d.factor, t - last) : 1;
+  const fNew = Math.pow(d.factor, t - d.step);
+  for (const [k, v] of Object.entries(d.add)) out[k] = (out[k] ?? 0) + v;
+  for (const [k, v] of Object.entries(d.decayed)) out[k] = (out[k] ?? 0) * fOld + v * fNew;
+  out.last = t;
+  return out;
+}
+
 /**
  * The store held in this process: the embedded default (no `--store`) and the reference the Redis store is tested
  * against. Same semantics as `RedisStore`, including expiry.
@@ -61,6 +74,8 @@ export class MemoryStore implements Store {
   private readonly indexes = new Map<string, Set<number>>();
   private readonly registries = new Map<string, Map<string, { fields: Map<string, number>; until: number }>>();
   private readonly budgets = new Map<string, Budget>();
+  /** Statistics indexes: per index, items in recency order (least recently merged first). */
+  private readonly stats = new Map<string, Map<string, Record<string, number>>>();
 
   /** UTF-16 code units held by keys and values (≈ bytes / 2 for ASCII), bounded by `maxChars`. */
   private chars = 0;
@@ -200,6 +215,21 @@ export class MemoryStore implements Store {
       for (const [f, v] of m.fields) out[f] = (out[f] ?? 0) + v;
     }
     return Promise.resolve(out);
+  }
+
+  statsMerge(index: string, member: string, delta: StatsDelta, cap: number): Promise<void> {
+    let ix = this.stats.get(index);
+    if (!ix) this.stats.set(index, (ix = new Map<string, Record<string, number>>()));
+    const cur = ix.get(member) ?? {};
+    ix.delete(member);
+    ix.set(member, statsStep(cur, delta));
+    while (ix.size > cap) ix.delete(ix.keys().next().value!);
+    return Promise.resolve();
+  }
+
+  statsRead(index: string): Promise<Array<{ member: string; fields: Record<string, number> }>> {
+    const ix = this.stats.get(index);
+    return Promise.resolve(ix ? [...ix].map(([member, f]) => ({ member, fields: { ...f } })) : []);
   }
 
   private budget(endpoint: string): Budget {

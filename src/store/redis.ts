@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import type { BudgetAnswer, BudgetAsk, Store } from "./types.js";
+import type { BudgetAnswer, BudgetAsk, StatsDelta, Store } from "./types.js";
 import { StoreError } from "./types.js";
 
 /** Lists and indexes of schedule results expire after a week unused (a spec nobody serves any more). */
@@ -71,7 +71,46 @@ local flat = {}
 for k, v in pairs(out) do flat[#flat + 1] = k flat[#flat + 1] = tostring(v) end
 return flat`;
 
+/** `statsStep` of store/memory.ts, line for line: KEYS = index zset, sequence counter; the item is `<index>:<member>`. */
+const STATS_MERGE = `
+local h = KEYS[1] .. ':' .. ARGV[1]
+local step, factor, cap, nadd = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local last = tonumber(redis.call('HGET', h, 'last'))
+local t = step
+if last ~= nil and last > step then t = last end
+local fOld = 1
+if last ~= nil then fOld = factor ^ (t - last) end
+local fNew = factor ^ (t - step)
+local i = 6
+for _ = 1, nadd do redis.call('HINCRBYFLOAT', h, ARGV[i], ARGV[i + 1]) i = i + 2 end
+while i < #ARGV do
+  local cur = tonumber(redis.call('HGET', h, ARGV[i])) or 0
+  redis.call('HSET', h, ARGV[i], string.format('%.17g', cur * fOld + tonumber(ARGV[i + 1]) * fNew))
+  i = i + 2
+end
+redis.call('HSET', h, 'last', string.format('%.17g', t))
+redis.call('PEXPIRE', h, ${LIST_TTL_MS})
+redis.call('ZADD', KEYS[1], redis.call('INCR', KEYS[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ${LIST_TTL_MS}) redis.call('PEXPIRE', KEYS[2], ${LIST_TTL_MS})
+local n = redis.call('ZCARD', KEYS[1])
+if n > cap then
+  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, n - cap - 1)) do redis.call('DEL', KEYS[1] .. ':' .. m) end
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - cap - 1)
+end
+return 0`;
+
+/** KEYS = index zset: each item (least recently merged first) and its hash; items that expired are dropped. */
+const STATS_READ = `
+local out = {}
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local h = redis.call('HGETALL', KEYS[1] .. ':' .. m)
+  if #h == 0 then redis.call('ZREM', KEYS[1], m) else out[#out + 1] = m out[#out + 1] = h end
+end
+return out`;
+
 interface Scripts {
+  rkStatsMerge(k1: string, k2: string, ...args: Array<string | number>): Promise<number>;
+  rkStatsRead(k1: string): Promise<Array<string | string[]>>;
   rkBudgetAcquire(k1: string, k2: string, ...args: Array<string | number>): Promise<number>;
   rkBudgetRelease(k1: string, k2: string, ...args: Array<string | number>): Promise<number>;
   rkBudgetPause(k1: string, ...args: Array<string | number>): Promise<number>;
@@ -139,6 +178,8 @@ export class RedisStore implements Store {
     this.redis.defineCommand("rkBudgetPause", { numberOfKeys: 1, lua: BUDGET_PAUSE });
     this.redis.defineCommand("rkRegistryAdd", { numberOfKeys: 2, lua: REGISTRY_ADD });
     this.redis.defineCommand("rkRegistrySum", { numberOfKeys: 1, lua: REGISTRY_SUM });
+    this.redis.defineCommand("rkStatsMerge", { numberOfKeys: 2, lua: STATS_MERGE });
+    this.redis.defineCommand("rkStatsRead", { numberOfKeys: 1, lua: STATS_READ });
   }
 
   private async run<T>(op: string, f: () => Promise<T>): Promise<T> {
@@ -258,6 +299,29 @@ export class RedisStore implements Store {
       const flat = await this.redis.rkRegistrySum(registry);
       const out: Record<string, number> = {};
       for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = Number(flat[i + 1]);
+      return out;
+    });
+  }
+
+  statsMerge(index: string, member: string, delta: StatsDelta, cap: number): Promise<void> {
+    return this.run("stats", async () => {
+      const add = Object.entries(delta.add);
+      const args: Array<string | number> = [member, delta.step, delta.factor, cap, add.length];
+      for (const [k, v] of [...add, ...Object.entries(delta.decayed)]) args.push(k, String(v));
+      await this.redis.rkStatsMerge(index, `${index}:seq`, ...args);
+    });
+  }
+
+  statsRead(index: string): Promise<Array<{ member: string; fields: Record<string, number> }>> {
+    return this.run("stats", async () => {
+      const flat = await this.redis.rkStatsRead(index);
+      const out: Array<{ member: string; fields: Record<string, number> }> = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const h = flat[i + 1] as string[];
+        const fields: Record<string, number> = {};
+        for (let j = 0; j + 1 < h.length; j += 2) fields[h[j]!] = Number(h[j + 1]);
+        out.push({ member: flat[i] as string, fields });
+      }
       return out;
     });
   }

@@ -41,6 +41,20 @@ export interface BudgetAsk {
 /** `{granted: true}` (lease taken, budgets charged) or `{granted: false, waitMs}` (nothing charged). */
 export type BudgetAnswer = { granted: true } | { granted: false; waitMs: number };
 
+/**
+ * One merge into an item of a statistics index ({@link Store.statsMerge}): fields that add, and fields that decay
+ * with the step (exponentially weighted counts): with T = max(step, the item's `last`), a decayed field becomes
+ * stored·factor^(T − last) + given·factor^(T − step), and `last` becomes T. Merges commute: replicas may merge in
+ * any order and get the same sums.
+ */
+export interface StatsDelta {
+  add: Readonly<Record<string, number>>;
+  decayed: Readonly<Record<string, number>>;
+  step: number;
+  /** Decay per step, 0 < factor ≤ 1. */
+  factor: number;
+}
+
 /** The shared store's operations. All are atomic on their own. */
 export interface Store {
   /** `redis://host:port/db` (password redacted) or `memory`. */
@@ -72,6 +86,13 @@ export interface Store {
   registryTouch(registry: string, member: string, ttlMs: number): Promise<void>;
   /** Every live member's counters in `registry`, summed per field. */
   registrySum(registry: string): Promise<Record<string, number>>;
+  /**
+   * Merges `delta` into item `member` of the statistics index `index` (one atomic step, see {@link StatsDelta}) and
+   * marks it most recently merged; past `cap` items the least recently merged ones are deleted.
+   */
+  statsMerge(index: string, member: string, delta: StatsDelta, cap: number): Promise<void>;
+  /** Every item of `index` with its fields (including `last`), least recently merged first. */
+  statsRead(index: string): Promise<Array<{ member: string; fields: Record<string, number> }>>;
   /** One atomic budget step for `endpoint` (see {@link BudgetAsk}). */
   budgetAcquire(endpoint: string, ask: BudgetAsk): Promise<BudgetAnswer>;
   /**

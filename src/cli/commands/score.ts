@@ -19,6 +19,10 @@ import { partialSummaryText, shardInfo } from "../../engine/partial.js";
 import { shardRefusal } from "../../engine/shard.js";
 import type { InputFingerprint, RoutedTrace, RunTrace } from "../../engine/trace.js";
 import { readStateFile, writeStateFile } from "../state.js";
+import type { StateFile } from "../state.js";
+import type { ScheduleState } from "../../schedule/runtime.js";
+import type { CurriculumState } from "../../curriculum/tracker.js";
+import { CurriculumStateError } from "../../curriculum/table.js";
 import { readScored, runReportHtml } from "../../report/run.js";
 import { writeCreating } from "./probe.js";
 
@@ -60,7 +64,7 @@ export function registerScore(program: Command): void {
     )
     .option(
       "--state <file>",
-      "performance-schedule state: resumed from the file when it exists, saved to it at the end",
+      "performance-schedule state and per-prompt statistics (for rewardkit curriculum): resumed from the file when it exists, saved to it at the end",
     )
     .option("--max-line-mb <n>", "longest input line, MiB; longer lines are reported and skipped", intOption, 256)
     .option("--report <file>", "also write a self-contained HTML report of the run (needs -o <file>)")
@@ -107,8 +111,10 @@ export function registerScore(program: Command): void {
           async (finished) => {
             const run = (opts: Parameters<typeof scoreFile>[1]): Promise<Summary> =>
               isRoutedSpec(spec) ? scoreRoutedFile(spec, opts) : scoreFile(spec, opts);
+            let saved: StateFile | undefined;
             const s = await run({
               ...(scheduleState ? { scheduleState } : {}),
+              ...(scheduleState?.curriculum !== undefined ? { curriculumState: scheduleState.curriculum } : {}),
               input,
               ...(o.output !== undefined ? { output: o.output } : {}),
               outputs,
@@ -129,9 +135,13 @@ export function registerScore(program: Command): void {
                 ? { onTrace: (t, input) => (trace = { trace: t, ...(input ? { input } : {}) }) }
                 : {}),
               ...(o.state !== undefined
-                ? { onScheduleState: (st) => writeStateFile(outputs.reserve(o.state!), st) }
+                ? {
+                    onScheduleState: (st: ScheduleState) => (saved = { ...saved, ...st }),
+                    onCurriculumState: (c: CurriculumState) => (saved = { ...saved!, curriculum: c }),
+                  }
                 : {}),
             });
+            if (o.state !== undefined && saved) writeStateFile(outputs.reserve(o.state), saved);
             // a shard may hold no rollout while another holds them all: `merge` checks the whole input instead
             if (s.count === 0 && s.malformed > 0 && !shard)
               throw new UserError(
@@ -172,6 +182,7 @@ export function registerScore(program: Command): void {
         );
       } catch (e) {
         outputs.discard();
+        if (e instanceof CurriculumStateError) throw new UsageError(`--state ${o.state}: ${e.message}`);
         if (kept.length > 0) process.stderr.write(`rewardkit: the run failed: ${left}\n`);
         throw e;
       } finally {

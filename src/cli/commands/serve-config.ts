@@ -30,6 +30,7 @@ const serverConfig = z.strictObject({
   concurrency: z.number().int().positive().optional(),
   cacheSize: z.number().int().min(0).optional(),
   store: z.string().min(1).optional(),
+  state: z.string().min(1).optional(),
   storeWaitMs: z.number().int().min(0).optional(),
   storeTtlS: z.number().int().positive().optional(),
   requestTtlS: z.number().int().positive().optional(),

@@ -38,6 +38,7 @@ interface ServeFlags {
   concurrency?: number;
   cacheSize?: number;
   store?: string;
+  state?: string;
   storeWaitMs: number;
   storeTtlS: number;
   requestTtlS: number;
@@ -126,6 +127,10 @@ export function registerServe(program: Command): void {
       "--store <url>",
       `shared store for a fleet of replicas, redis://host:port[/db] (default: $${STORE_ENV}; none: all state in this process)`,
     )
+    .option(
+      "--state <file>",
+      "keep performance schedules and per-prompt statistics (GET /v1/curriculum) in this file: read at start, written every second while they change and at shutdown",
+    )
     .option("--store-wait-ms <n>", "how long to wait at start for the store to answer", msOption, d.storeWaitMs)
     .option(
       "--store-ttl-s <n>",
@@ -201,6 +206,7 @@ export function registerServe(program: Command): void {
           concurrency: o.concurrency,
           cacheSize: o.cacheSize,
           store: storeUrl,
+          statePath: o.state,
           storeWaitMs: o.storeWaitMs,
           storeTtlMs: o.storeTtlS * 1000,
           requestTtlMs: o.requestTtlS * 1000,
