@@ -103,6 +103,26 @@ const KINDS: Record<string, Case[]> = {
     ["5 \\text{ hours}", "It takes 5 minutes.", 0],
     ["0.5 \\text{ m}", "\\boxed{5 \\text{ cm}}", 0],
   ],
+  // lighteval's extractive-match suite (development half, test/math-lighteval-suite.test.ts): a space before the
+  // closing `$` (`$12 $`, Minerva-style spacing) and a final answer in escaped quotes (`\"$12 $ and $13 $\"`)
+  "space before the closing dollar, quoted final answers": [
+    ["12", "Final Answer: The final answer is $12 $. I hope it is correct.", 1],
+    ["x+1", "So $y = x+1 $ is the answer.", 1],
+    ["\\frac{1}{2}", "The answer is $\\frac{1}{2} $.", 1],
+    ["12\\text{ and }13", "Final Answer: The final answer is $12 $ and $13 $. I hope it is correct.", 1],
+    ["5", 'Final Answer: The final answer is \\"5\\". I hope it is correct.', 1],
+    ["5", 'The final answer is \\"$5$\\".', 1],
+    ["5", 'The final answer is "5".', 1],
+    ["11", "He pays $5 and $6, so he pays $11 in all.", 1],
+  ],
+  "space before the closing dollar, quoted final answers (adversarial)": [
+    ["12", "The final answer is $12 $ or $13 $.", 0], // a hedge stays a hedge
+    ["13", "Final Answer: The final answer is $12 $. I hope it is correct.", 0],
+    ["5", "He pays $5 and $6, so he pays $11 in all.", 0], // money pairs stay money
+    ["5", "He pays $5 and then $ 6 more.", 0],
+    ["5", 'The answer is \\"5\\" or \\"6\\".', 0],
+    ["6", 'The final answer is \\"5\\".', 0],
+  ],
   "full-width, logarithms, base subscripts": [
     ["72", "\\boxed{７２}", 1],
     ["72", "答案是７２", 1],
@@ -188,6 +208,16 @@ describe("the choice verifier reads the same kinds", () => {
     ["D", "It's not D; the answer is A", 0],
     ["(B) 12 apples", "(A)", 0],
     ["B", "The answer is B, or maybe C", 0],
+    // a reference written as prose that states its option (lighteval's `Alina and the answer is\n(C) Cecile`)
+    ["Alina and the answer is\n(C) Cecile", "C", 1],
+    ["Alina and the answer is\nC Cecile", "The answer is C", 1],
+    ["The answer is \\boxed{B}.", "B", 1],
+    ["It can't be A; the answer is B.", "B", 1],
+    ["Alina and the answer is\n(C) Cecile", "A", 0],
+    ["It can't be A; the answer is B.", "A", 0],
+    ["The answer is A or B", "A", 0], // a reference that names two options is not one (invalid_reference)
+    ["The answer is A, or maybe B", "A", 0],
+    ["A triangle", "A", 0],
   ];
   it(`${cases.length} cases`, () => {
     const bad = cases

@@ -82,6 +82,32 @@ function proseBetween(s: string, start: number, end: number): boolean {
   return false;
 }
 
+/**
+ * Whether `s[start, end)` holds something and no word: no run of two letters outside a command's name, nothing
+ * outside ASCII. `12 `, `y = x+1 `, `\frac{1}{2} ` are; `5 and `, `12 € ` are not (money: `$5 and $`). Linear.
+ */
+function wordless(s: string, start: number, end: number): boolean {
+  const letter = (i: number) => (s.charCodeAt(i) | 32) >= 97 && (s.charCodeAt(i) | 32) <= 122;
+  let seen = false;
+  let run = 0;
+  for (let i = start; i < end;) {
+    const c = s.charCodeAt(i);
+    if (c > 126) return false;
+    if (c > 32) seen = true;
+    if (c === 92 /* \\ */) {
+      // a command and its name: not a word
+      i++;
+      while (i < end && letter(i)) i++;
+      run = 0;
+      continue;
+    }
+    run = letter(i) ? run + 1 : 0;
+    if (run >= 2) return false;
+    i++;
+  }
+  return seen;
+}
+
 /** Whether `s[start, end)` ends with `+ - * / =` (spaces aside): a calculation cut by a money sign. */
 function endsWithOperator(s: string, start: number, end: number): boolean {
   let i = end - 1;
@@ -129,9 +155,13 @@ export function maskCurrency(text: string, allMoney = false): string {
       if (lineEnd < 0) lineEnd = text.length;
     }
     const q = dollars[k + 1];
-    // pandoc's rule, with `$ x $` (a space inside on both sides) also accepted; one line only
+    // pandoc's rule, with `$ x $` (a space inside on both sides) and `$12 $`, `$y = x+1 $` (a space before the
+    // closer of a span without a word) also accepted; one line only
     const closes =
-      q !== undefined && q < lineEnd && !isDigit(text[q + 1]) && (!isSpace(text[q - 1]) || isSpace(text[p + 1]));
+      q !== undefined &&
+      q < lineEnd &&
+      !isDigit(text[q + 1]) &&
+      (!isSpace(text[q - 1]) || isSpace(text[p + 1]) || wordless(text, p + 1, q));
     // …and math does not end with a binary operator: `$28+$4`, `$1800/12=$150` are amounts
     if (closes && q !== undefined && !proseBetween(text, p + 1, q) && !endsWithOperator(text, p + 1, q)) {
       k += 2; // a math span

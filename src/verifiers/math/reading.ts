@@ -168,6 +168,11 @@ function tokenize(s: string, from: number, to: number): Token[] {
     }
     if (c === "\\") {
       const n = s[i + 1];
+      // an escaped quote (`\"12\"`, JSON-escaped text) is a quote mark, not the umlaut accent `\"o`, `\"{o}`
+      if (n === '"' && !/[A-Za-z{]/.test(s[i + 2] ?? "")) {
+        i += 2;
+        continue;
+      }
       if (n === "(" || n === "[") {
         const close = s.indexOf(n === "(" ? "\\)" : "\\]", i + 2);
         if (close > 0 && close < to) {

@@ -118,8 +118,27 @@ export function extractChoice(text: string, letters: string): string[] {
 }
 
 /**
+ * The option a reference written as prose states: the one letter of its `\boxed{}` or of its answer cue (tiers 1
+ * and 2), options ruled out aside; `undefined` when it states none, several (`the answer is A or B`) or hedges
+ * (`the answer is A, or maybe B`). A reference is data, not a completion: the bare-letter tiers do not apply.
+ * @example statedOption("Alina and the answer is\n(C) Cecile", "ABCD") // "C"
+ */
+export function statedOption(reference: string, letters: string): string | undefined {
+  if (reference.length > 20_000) return undefined;
+  const text = maskExclusions(reference.normalize("NFKC"));
+  if (hedged(text, letters).length > 0) return undefined;
+  for (const re of tiers(letters).slice(0, 2)) {
+    const found = new Set<string>();
+    for (const m of text.matchAll(re)) for (const ch of m[1] ?? "") if (letters.includes(ch)) found.add(ch);
+    if (found.size > 0) return found.size === 1 ? [...found][0] : undefined;
+  }
+  return undefined;
+}
+
+/**
  * `choice`: multiple-choice accuracy. Extracts the letter (see {@link extractChoice}) and compares it with the
- * reference letter (a string such as `"B"` or `"(b)"`, or a 0-based index). Score 1 if equal; 0 with
+ * reference letter (a string such as `"B"` or `"(b)"`, an option with its text `"(D) Alina"`, a 0-based index, or prose
+ * that states one option, see {@link statedOption}). Score 1 if equal; 0 with
  * `wrong_answer`; 0 with `multiple_answers` when several letters are given (listing every option must not pay);
  * `no_answer` (unscorable) when no letter is found; `invalid_reference` when the reference is not an option.
  */
@@ -143,6 +162,8 @@ export const choiceVerifier: VerifierDefinition<ChoiceOptions> = {
           ?.slice(1)
           .find((x) => x !== undefined)
           ?.toUpperCase();
+      // a reference written as prose that states its option (`… and the answer is\n(C) Cecile`, `\boxed{C}`)
+      if (ref === undefined && typeof reference === "string") ref = statedOption(reference, o.letters);
       if (ref === undefined || !o.letters.includes(ref))
         return unscorable("invalid_reference", { expected: `one of ${o.letters} or its 0-based index` });
       const text = o.answerAfterThink ? afterThink(completion, o.thinkTag) : completion;
