@@ -3,6 +3,7 @@ import { ok, unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { LIKELIHOOD_FORMS, formValue, logprobProblem } from "../likelihood/forms.js";
+import { potentialsFor, shapeRewards, shapingOption } from "../process/shaping.js";
 import { noNegZero } from "./tokens.js";
 
 /** How the gold answer's token log-probs ℓ_1..ℓ_L become its "probability" P at a turn boundary. */
@@ -17,6 +18,11 @@ const options = z.strictObject({
   form: z.enum(BELIEF_FORMS).default("geo-prob"),
   /** Weight of the information-gain turns against the outcome turn (default 1). */
   gainWeight: z.number().finite().nonnegative().default(1),
+  /**
+   * Potential-based shaping of the turn rewards (F_t = γΦ(s_t) − Φ(s_{t−1}), Φ of the end 0): Φ from the rollout's
+   * `step_potentials` (one per turn), or `step-scores`: Φ(s_t) = the belief P_t, Φ(s_0) = `initial`.
+   */
+  shaping: shapingOption.optional(),
 });
 export type InfoGainOptions = z.infer<typeof options>;
 
@@ -70,11 +76,21 @@ function score(rollout: Rollout, o: InfoGainOptions): ComponentResult {
   const outcome = outcomeOf(rollout);
   if (outcome === undefined) return unscorable("no_outcome");
   const beliefs = gold.map((g) => belief(o.form, g));
-  const rewards = infoGainRewards(beliefs, outcome, o.gainWeight);
+  const unshaped = infoGainRewards(beliefs, outcome, o.gainWeight);
+  let rewards = unshaped;
+  const details: Record<string, unknown> = { turns: gold.length, beliefs, outcome };
+  if (o.shaping) {
+    const phi = potentialsFor(o.shaping, rollout.step_potentials, [...beliefs.slice(1), outcome]);
+    if ("problem" in phi) return unscorable("invalid_steps", { ...details, problem: phi.problem });
+    const shaped = shapeRewards(rewards, phi, o.shaping.gamma);
+    details.shaping = { gamma: o.shaping.gamma, potentials: phi, terms: shaped.terms, unshaped };
+    rewards = shaped.rewards;
+  }
+  // the score is the unshaped sum: shaping moves credit between turns, its total −Φ(s_0) is the same for every rollout
   let s = 0;
-  for (const r of rewards) s += r;
+  for (const r of unshaped) s += r;
   if (!Number.isFinite(s)) return unscorable("logprob_error", { error: `score ${s} is not finite` });
-  const r = ok(noNegZero(s), undefined, { turns: gold.length, beliefs, outcome });
+  const r = ok(noNegZero(s), undefined, details);
   r.turn_rewards = rewards;
   return r;
 }
@@ -84,7 +100,7 @@ function score(rollout: Rollout, o: InfoGainOptions): ComponentResult {
  * gold answer's token log-probs given the prompt and the turns so far, computed by the trainer with the policy) the
  * belief P_t in the gold answer is formed (`form`, default IGPO's exp of the mean token log-prob); each turn but the
  * last is rewarded by its gain P_t − P_{t−1}, the last turn by the rollout's `outcome` (number, or boolean as 1/0).
- * `turn_rewards` holds the T rewards; the score is their sum. Missing or malformed log-probs: `logprob_error`; a
+ * `turn_rewards` holds the T rewards (shaped, with `shaping`); the score is their unshaped sum. Missing or malformed log-probs: `logprob_error`; a
  * turn count other than the chat completion's assistant turns, or a gold answer whose token count changes between
  * turns: `length_mismatch`; no outcome: `no_outcome`.
  *
@@ -100,7 +116,7 @@ export const infoGainVerifier: VerifierDefinition<InfoGainOptions> = {
   isolation: "inline",
   defaultPassThreshold: 0,
   defaultTimeoutMs: 10_000,
-  reads: ["gold_logprobs", "outcome"],
+  reads: ["gold_logprobs", "outcome", "step_potentials"],
   cacheable: false,
   create(o) {
     return ({ rollout }) => score(rollout, o);
