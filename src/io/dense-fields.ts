@@ -72,7 +72,12 @@ export function denseFieldProblem(rollout: Rollout, src: (name: string) => strin
   const ids: unknown = rollout.prompt_ids;
   if (ids !== undefined && ids !== null) {
     if (!Array.isArray(ids)) return problem("prompt_ids", `expected an array of token ids, got ${describe(ids)}`);
-    const bad = firstBad(src("prompt_ids"), ids, (x) => typeof x === "number" && Number.isInteger(x) && x >= 0, "a token id");
+    const bad = firstBad(
+      src("prompt_ids"),
+      ids,
+      (x) => typeof x === "number" && Number.isInteger(x) && x >= 0,
+      "a token id",
+    );
     if (bad) return bad;
   }
   return undefined;

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { presetNames, presetOptions } from "../advantage/presets.js";
+import { compileTokenAdvantages } from "./token-advantages.js";
 import { BUILTINS, withPlugins } from "../plugins/catalog.js";
 import type { Catalog, LoadedPlugin } from "../plugins/catalog.js";
 import { graderToSpec, isGraderDocument } from "./dialects/openai.js";
@@ -107,8 +108,9 @@ function advantageBlock(
   const {
     estimator: estName = "grpo",
     preset,
+    tokens: _tokens, // per-token advantages: resolved against the components by compileTokenAdvantages
     ...own
-  } = adv as { estimator?: unknown; preset?: unknown } & Record<string, unknown>;
+  } = adv as { estimator?: unknown; preset?: unknown; tokens?: unknown } & Record<string, unknown>;
   if (typeof estName !== "string") return { options: {} }; // the schema reports the type
   const est = catalog.estimators.get(estName);
   if (!est) {
@@ -258,6 +260,8 @@ export function compileSpec(
   if (agg && "issues" in agg) issues.push(...agg.issues);
 
   const { est, options: advOptions } = advantageBlock(s.advantage ?? { estimator: "grpo" }, issues, catalog);
+  const tokens =
+    s.advantage?.tokens !== undefined ? compileTokenAdvantages(s.advantage.tokens, components, issues) : undefined;
   if (issues.length > 0 || !est || !agg || "issues" in agg || "issues" in sched) return { issues };
 
   const plain: PlainSpec = {
@@ -278,7 +282,18 @@ export function compileSpec(
       ? { schedules: Object.fromEntries(sched.schedules.map((x) => [x.path, { schedule: x.schedule, ...x.params }])) }
       : {}),
     onUnscorable: s.onUnscorable,
-    advantage: { estimator: est.name, options: advOptions },
+    advantage: {
+      estimator: est.name,
+      options: advOptions,
+      ...(tokens
+        ? {
+            tokens: {
+              components: Object.fromEntries(tokens.components.map((c) => [c.name, c.coef])),
+              returns: tokens.returns,
+            },
+          }
+        : {}),
+    },
   };
   const hash = createHash("sha256").update(canonical(plain)).digest("hex").slice(0, 16);
   return {
@@ -289,7 +304,7 @@ export function compileSpec(
       aggregate: agg.aggregate,
       schedules: sched.schedules,
       onUnscorable: s.onUnscorable,
-      advantage: { estimator: est, options: advOptions },
+      advantage: { estimator: est, options: advOptions, ...(tokens ? { tokens } : {}) },
       plain,
       plugins: loaded.plugins,
     },

@@ -1,4 +1,5 @@
 import type { EstimatorDefinition } from "../advantage/types.js";
+import type { CompiledTokenAdvantages } from "./token-advantages.js";
 import type { Aggregator } from "../compose/types.js";
 import type { ScheduledOption } from "../schedule/types.js";
 import type { GroupStage, VerifierDefinition } from "../verifiers/types.js";
@@ -34,7 +35,12 @@ export interface CompiledSpec {
   /** Every scheduled value (empty for a spec without schedules). Component fields hold the step-0 values. */
   schedules: ScheduledOption[];
   onUnscorable: "zero" | "exclude";
-  advantage: { estimator: EstimatorDefinition<unknown>; options: Record<string, unknown> };
+  advantage: {
+    estimator: EstimatorDefinition<unknown>;
+    options: Record<string, unknown>;
+    /** `advantage.tokens`: per-token advantages from dense components' token rewards (docs/dense.md). */
+    tokens?: CompiledTokenAdvantages;
+  };
   plain: PlainSpec;
   /** The plugin modules the spec loaded (`plugins:`), with what each defines; empty when none. */
   plugins: LoadedPlugin[];
@@ -75,5 +81,9 @@ export interface PlainSpec {
   /** Scheduled values by option path (`components.format.weight`) → `{schedule, ...options}`; absent when none. */
   schedules?: Record<string, Record<string, unknown>>;
   onUnscorable: string;
-  advantage: { estimator: string; options: Record<string, unknown> };
+  advantage: {
+    estimator: string;
+    options: Record<string, unknown>;
+    tokens?: { components: Record<string, number>; returns: boolean };
+  };
 }

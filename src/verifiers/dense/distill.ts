@@ -43,11 +43,7 @@ export type DistillOptions = z.infer<typeof options>;
  * Example: student [−1, −2, −0.5], teacher [−0.5, −3, −0.5] → [0.5, −1, 0].
  * @param student shape [T]; @param teacher shape [T], same T.
  */
-export function distillTokenRewards(
-  student: readonly number[],
-  teacher: readonly number[],
-  c?: number,
-): number[] {
+export function distillTokenRewards(student: readonly number[], teacher: readonly number[], c?: number): number[] {
   return student.map((ls, t) => {
     const r = -(ls - teacher[t]!);
     return noNegZero(c === undefined ? r : clip(r, -c, c));

@@ -57,7 +57,8 @@ function scored(rollout: Rollout, rewards: number[], o: ImplicitPrmOptions): Com
     score = agg.score;
     Object.assign(details, { steps: count, step_scores: steps, step_rewards: agg.stepRewards });
   } else score = summarize(rewards, o.score);
-  if (!Number.isFinite(score)) return unscorable("logprob_error", { ...details, error: `score ${score} is not finite` });
+  if (!Number.isFinite(score))
+    return unscorable("logprob_error", { ...details, error: `score ${score} is not finite` });
   const r = ok(noNegZero(score), undefined, details);
   r.token_rewards = rewards;
   return r;

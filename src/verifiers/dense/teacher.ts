@@ -74,9 +74,7 @@ export async function fetchTeacherLogprobs(
 ): Promise<{ logprobs: number[] } | { error: string }> {
   const prompt = [...promptIds, ...completionIds];
   const shape =
-    ep.api === "prompt_logprobs"
-      ? { max_tokens: 1, prompt_logprobs: 0 }
-      : { max_tokens: 0, echo: true, logprobs: 0 };
+    ep.api === "prompt_logprobs" ? { max_tokens: 1, prompt_logprobs: 0 } : { max_tokens: 0, echo: true, logprobs: 0 };
   const body = { ...(ep.extraBody ?? {}), model: ep.model, prompt, temperature: 0, ...shape };
   const r = await client.call(ep.url, body, {
     extract: (json) =>

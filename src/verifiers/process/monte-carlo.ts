@@ -17,9 +17,7 @@ export const monteCarloOption = z.strictObject({
   /** A continuation succeeded when its outcome reward is ≥ this (booleans are 1/0; default 1). */
   successThreshold: z.number().finite().default(1),
   /** Beta(α, β) prior of `posterior` (default α = β = 1: uniform, Laplace's rule of succession). */
-  prior: z
-    .strictObject({ alpha: z.number().positive(), beta: z.number().positive() })
-    .default({ alpha: 1, beta: 1 }),
+  prior: z.strictObject({ alpha: z.number().positive(), beta: z.number().positive() }).default({ alpha: 1, beta: 1 }),
 });
 export type MonteCarloOptions = z.infer<typeof monteCarloOption>;
 
@@ -50,7 +48,9 @@ export function monteCarloScores(
 ): { scores: (number | null)[]; values: (number | null)[] } | { problem: string } {
   if (!Array.isArray(runs)) return { problem: "monteCarlo needs the rollout's step_rollouts" };
   if (runs.length !== K && runs.length !== K + 1)
-    return { problem: `${runs.length} step_rollouts for ${K} steps (expected ${K}, or ${K + 1} with the prompt first)` };
+    return {
+      problem: `${runs.length} step_rollouts for ${K} steps (expected ${K}, or ${K + 1} with the prompt first)`,
+    };
   if (o.score === "progress" && runs.length !== K + 1)
     return { problem: `progress needs ${K + 1} step_rollouts: the prompt alone first, then each step's prefix` };
   const values = (runs as (number | boolean)[][]).map((r) => prefixValue(r, o));
