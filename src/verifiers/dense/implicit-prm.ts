@@ -49,8 +49,6 @@ function scored(rollout: Rollout, rewards: number[], o: ImplicitPrmOptions): Com
     const count = Array.isArray(offsets) ? offsets.length : 0;
     const sp = tokenSpans(offsets, count, rewards.length);
     if ("problem" in sp) return unscorable("invalid_steps", { ...details, problem: sp.problem });
-    if (sp.length !== rewards.length)
-      return unscorable("length_mismatch", { lengths: { step_token_offsets: sp.length, tokens: rewards.length } });
     if (count === 0) return unscorable("invalid_steps", { ...details, problem: "no steps" });
     const steps = stepSums(rewards, sp.spans);
     const agg = STEP_AGGREGATIONS[o.aggregate]!.aggregate(steps, { threshold: o.threshold, eta: o.eta });
