@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { ok, unscorable } from "../../core/types.js";
+import { unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
 import type { VerifierDefinition, VerifyFn } from "../types.js";
 import { clientOptions, modelClientFor } from "../judge/options.js";
 import { clip } from "../likelihood/forms.js";
 import { fetchTeacherLogprobs } from "./teacher.js";
 import type { TeacherEndpoint } from "./teacher.js";
-import { alignedLogprobs, noNegZero, summarize } from "./tokens.js";
+import { alignedLogprobs, denseResult, noNegZero, summarize } from "./tokens.js";
 
 const options = z
   .strictObject({
@@ -53,19 +53,20 @@ export function distillTokenRewards(student: readonly number[], teacher: readonl
 /** The result of one rollout from its two aligned log-prob arrays. */
 function result(student: number[], teacher: number[], o: DistillOptions): ComponentResult {
   const rewards = distillTokenRewards(student, teacher, o.clip);
-  const score = summarize(rewards, o.score);
-  if (!Number.isFinite(score)) return unscorable("logprob_error", { error: `score ${score} is not finite` });
-  const r = ok(noNegZero(score), undefined, {
-    tokens: rewards.length,
-    // the sampled reverse-KL estimate per token, before clipping: what the reward pushes toward 0
-    reverse_kl: summarize(
-      student.map((ls, t) => ls - teacher[t]!),
-      "mean",
-    ),
-    ...(o.clip !== undefined ? { clipped: rewards.filter((x) => Math.abs(x) === o.clip).length } : {}),
-  });
-  r.token_rewards = rewards;
-  return r;
+  return denseResult(
+    summarize(rewards, o.score),
+    {
+      tokens: rewards.length,
+      // the sampled reverse-KL estimate per token, before clipping: what the reward pushes toward 0
+      reverse_kl: summarize(
+        student.map((ls, t) => ls - teacher[t]!),
+        "mean",
+      ),
+      ...(o.clip !== undefined ? { clipped: rewards.filter((x) => Math.abs(x) === o.clip).length } : {}),
+    },
+    "token_rewards",
+    rewards,
+  );
 }
 
 function fromRollout(rollout: Rollout, teacher: unknown, o: DistillOptions): ComponentResult {

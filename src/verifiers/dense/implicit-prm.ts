@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { ok, unscorable } from "../../core/types.js";
+import { unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { STEP_AGGREGATIONS } from "../process/aggregate.js";
 import { tokenSpans } from "../process/token-spans.js";
-import { alignedLogprobs, noNegZero, summarize } from "./tokens.js";
+import { alignedLogprobs, denseResult, noNegZero, summarize } from "./tokens.js";
 
 const STEP_NAMES = Object.keys(STEP_AGGREGATIONS) as [string, ...string[]];
 
@@ -55,11 +55,7 @@ function scored(rollout: Rollout, rewards: number[], o: ImplicitPrmOptions): Com
     score = agg.score;
     Object.assign(details, { steps: count, step_scores: steps, step_rewards: agg.stepRewards });
   } else score = summarize(rewards, o.score);
-  if (!Number.isFinite(score))
-    return unscorable("logprob_error", { ...details, error: `score ${score} is not finite` });
-  const r = ok(noNegZero(score), undefined, details);
-  r.token_rewards = rewards;
-  return r;
+  return denseResult(score, details, "token_rewards", rewards);
 }
 
 /**

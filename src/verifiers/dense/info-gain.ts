@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { ok, unscorable } from "../../core/types.js";
+import { unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
 import { LIKELIHOOD_FORMS, formValue, logprobProblem } from "../likelihood/forms.js";
 import { potentialsFor, shapeRewards, shapingOption } from "../process/shaping.js";
-import { noNegZero } from "./tokens.js";
+import { denseResult, noNegZero } from "./tokens.js";
+import { rolloutOutcome } from "../process/outcome.js";
 
 /** How the gold answer's token log-probs ℓ_1..ℓ_L become its "probability" P at a turn boundary. */
 export const BELIEF_FORMS = ["geo-prob", ...LIKELIHOOD_FORMS] as const;
@@ -43,12 +44,6 @@ export function infoGainRewards(beliefs: readonly number[], outcome: number, w =
   return out;
 }
 
-function outcomeOf(rollout: Rollout): number | undefined {
-  const o = rollout.outcome;
-  if (typeof o === "boolean") return o ? 1 : 0;
-  return typeof o === "number" && Number.isFinite(o) ? o : undefined;
-}
-
 /** Assistant turns of a chat completion, undefined for a text completion. */
 function assistantTurns(rollout: Rollout): number | undefined {
   const c = rollout.completion;
@@ -73,7 +68,7 @@ function score(rollout: Rollout, o: InfoGainOptions): ComponentResult {
     const problem = logprobProblem(gold[t]);
     if (problem) return unscorable("logprob_error", { field: `gold_logprobs[${t}]`, error: problem });
   }
-  const outcome = outcomeOf(rollout);
+  const outcome = rolloutOutcome(rollout);
   if (outcome === undefined) return unscorable("no_outcome");
   const beliefs = gold.map((g) => belief(o.form, g));
   const unshaped = infoGainRewards(beliefs, outcome, o.gainWeight);
@@ -89,10 +84,7 @@ function score(rollout: Rollout, o: InfoGainOptions): ComponentResult {
   // the score is the unshaped sum: shaping moves credit between turns, its total −Φ(s_0) is the same for every rollout
   let s = 0;
   for (const r of unshaped) s += r;
-  if (!Number.isFinite(s)) return unscorable("logprob_error", { error: `score ${s} is not finite` });
-  const r = ok(noNegZero(s), undefined, details);
-  r.turn_rewards = rewards;
-  return r;
+  return denseResult(s, details, "turn_rewards", rewards);
 }
 
 /**
@@ -100,9 +92,9 @@ function score(rollout: Rollout, o: InfoGainOptions): ComponentResult {
  * gold answer's token log-probs given the prompt and the turns so far, computed by the trainer with the policy) the
  * belief P_t in the gold answer is formed (`form`, default IGPO's exp of the mean token log-prob); each turn but the
  * last is rewarded by its gain P_t − P_{t−1}, the last turn by the rollout's `outcome` (number, or boolean as 1/0).
- * `turn_rewards` holds the T rewards (shaped, with `shaping`); the score is their unshaped sum. Missing or malformed log-probs: `logprob_error`; a
- * turn count other than the chat completion's assistant turns, or a gold answer whose token count changes between
- * turns: `length_mismatch`; no outcome: `no_outcome`.
+ * `turn_rewards` holds the T rewards (shaped, with `shaping`); the score is their unshaped sum. Missing or
+ * malformed log-probs: `logprob_error`; a turn count other than the chat completion's assistant turns, or a gold
+ * answer whose token count changes between turns: `length_mismatch`; no outcome: `no_outcome`.
  *
  * Source: Wang et al. 2025, *Information Gain-based Policy Optimization: A Simple and Effective Approach for
  * Multi-Turn LLM Agents* (IGPO, arXiv 2510.14967, §3: π_θ(a | q, o_≤t) = exp((1/L) Σ_j log π_θ(a_j | …)),

@@ -2,7 +2,7 @@
  * Per-token log-prob arrays of the dense rewards (`distill`, `implicit-prm`): reading two aligned arrays from a
  * rollout, and the scalar summaries of token rewards. Pure: no I/O.
  */
-import { unscorable } from "../../core/types.js";
+import { ok, unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
 import { logprobProblem } from "../likelihood/forms.js";
 
@@ -55,4 +55,21 @@ export function summarize(rewards: readonly number[], how: TokenSummary): number
 /** `x` without a negative zero (JSON keeps `-0` as `0` anyway; tests compare with `toEqual`). */
 export function noNegZero(x: number): number {
   return x === 0 ? 0 : x;
+}
+
+/**
+ * A dense component's result: `ok` with the score and its per-token or per-turn rewards, or `logprob_error` when the
+ * score is not finite (a sum that overflowed), never a non-finite number.
+ */
+export function denseResult(
+  score: number,
+  details: Record<string, unknown>,
+  unit: "token_rewards" | "turn_rewards",
+  rewards: number[],
+): ComponentResult {
+  if (!Number.isFinite(score))
+    return unscorable("logprob_error", { ...details, error: `score ${score} is not finite` });
+  const r = ok(noNegZero(score), undefined, details);
+  r[unit] = rewards;
+  return r;
 }

@@ -6,6 +6,7 @@ import type { VerifierDefinition, VerifyFn } from "../types.js";
 import { AGGREGATE_NAMES, combineOutcome, firstError, STEP_AGGREGATIONS } from "./aggregate.js";
 import type { Aggregated } from "./aggregate.js";
 import { DEFAULT_MARKER, rolloutSteps } from "./steps.js";
+import { rolloutOutcome } from "./outcome.js";
 import { monteCarloOption, monteCarloScores } from "./monte-carlo.js";
 import { potentialsFor, shapeRewards, shapingOption } from "./shaping.js";
 
@@ -124,12 +125,6 @@ function givenScores(rollout: Rollout, count: number): { scores: (number | null)
       return { problem: `step_scores[${k}] is not a finite number or null` };
   }
   return { scores: s as (number | null)[] };
-}
-
-function rolloutOutcome(rollout: Rollout): number | undefined {
-  const o = rollout.outcome;
-  if (typeof o === "boolean") return o ? 1 : 0;
-  return typeof o === "number" && Number.isFinite(o) ? o : undefined;
 }
 
 /**
