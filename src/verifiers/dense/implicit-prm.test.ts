@@ -57,6 +57,9 @@ describe("implicit-prm: β·(log π_φ − log π_ref) per token, by hand", () =
     expect(run({ policy_logprobs: [-1] })).toMatchObject({ score: null, reason: "logprob_error" });
     expect(run({ ...two, ref_logprobs: [-2] })).toMatchObject({ score: null, reason: "length_mismatch" });
     expect(run({ ...two, completion_ids: [1] }).reason).toBe("length_mismatch");
+    // an overflowing token reward is unscorable even where the step aggregation (min) would stay finite
+    const huge = { policy_logprobs: [0, -1], ref_logprobs: [-1e308, -1], step_token_offsets: [0, 1] };
+    expect(run(huge, { beta: 1e10, aggregate: "min" })).toMatchObject({ score: null, reason: "logprob_error" });
   });
 
   it("policy trick: tokens the PRM likes more than the reference pay per token, so padding grows the sum", () => {

@@ -59,7 +59,7 @@ export function noNegZero(x: number): number {
 
 /**
  * A dense component's result: `ok` with the score and its per-token or per-turn rewards, or `logprob_error` when the
- * score is not finite (a sum that overflowed), never a non-finite number.
+ * score or a reward is not finite (an overflow: a huge β), never a non-finite number (JSON would write it as null).
  */
 export function denseResult(
   score: number,
