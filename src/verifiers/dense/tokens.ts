@@ -69,6 +69,9 @@ export function denseResult(
 ): ComponentResult {
   if (!Number.isFinite(score))
     return unscorable("logprob_error", { ...details, error: `score ${score} is not finite` });
+  const bad = rewards.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0)
+    return unscorable("logprob_error", { ...details, error: `${unit}[${bad}] ${rewards[bad]} is not finite` });
   const r = ok(noNegZero(score), undefined, details);
   r[unit] = rewards;
   return r;
