@@ -41,6 +41,8 @@ export const REASONS = {
     "A rollout field the verifier needs is absent or malformed (named in `details.field`), e.g. `completion_ids` for `repetition-penalty` with `over: tokens`.",
   partial_group:
     "The rollout's group (`group_size` on the rollout) was still incomplete when the server's `--group-wait-ms` ran out: this group-level component was not computed from part of the group (`details`: `group`, `step`, `arrived`, `group_size`, `waited_ms`; advantages are null).",
+  length_mismatch:
+    "Per-token (or per-turn, per-step) arrays that must line up do not: e.g. `student_logprobs` and `teacher_logprobs` of different lengths, or not one per `completion_ids` token (`details` names the fields and lengths). Never truncated to fit.",
   no_language: "No letters to identify a language in (the text is empty, or only digits, symbols or code).",
   // ok with a deliberate score
   wrong_answer: "The answer was extracted and judged not equivalent to the reference (score 0).",
@@ -85,4 +87,5 @@ export const UNSCORABLE_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   "group_filtered",
   "no_language",
   "missing_field",
+  "length_mismatch",
 ]);

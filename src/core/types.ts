@@ -42,6 +42,29 @@ export interface Rollout {
   completion_tokens?: number;
   /** The completion's token ids, when the trainer sends them (TRL's `completion_ids`; `repetition-penalty`, length rewards). */
   completion_ids?: number[];
+  /** The prompt's token ids (`distill` with `source: http` sends prompt_ids + completion_ids to the teacher). */
+  prompt_ids?: number[];
+  /** `distill`: the student's (sampling policy's) log-prob of each completion token, natural log, one per token. */
+  student_logprobs?: number[];
+  /** `distill`: the teacher's log-prob of each completion token (teacher-forced on the student's tokens). */
+  teacher_logprobs?: number[];
+  /** `implicit-prm`: log π_φ of each completion token under the implicit PRM (PRIME: the online-updated model). */
+  policy_logprobs?: number[];
+  /** `implicit-prm`: log π_ref of each completion token under the reference model. */
+  ref_logprobs?: number[];
+  /**
+   * `info-gain`: per turn boundary t = 0..T−1, the gold answer's token log-probs given the prompt and turns 1..t
+   * (t = 0: the prompt alone). T entries for a trajectory of T turns.
+   */
+  gold_logprobs?: number[][];
+  /**
+   * Monte-Carlo step values (`process` with `monteCarlo`): per step prefix, the outcome rewards of the continuations
+   * sampled from it (numbers, or booleans as 1/0). K entries (prefixes through steps 1..K), or K + 1 with the prompt
+   * alone first.
+   */
+  step_rollouts?: (number | boolean)[][];
+  /** Potential-based shaping: Φ of the state before each step/turn, Φ(s₀)..Φ(s_{K−1}) (K numbers). */
+  step_potentials?: number[];
   [extra: string]: unknown;
 }
 
@@ -58,6 +81,14 @@ export interface ComponentResult {
   status: ComponentStatus;
   reason?: ReasonCode;
   details?: Record<string, unknown>;
+  /**
+   * Dense components only: one reward per completion token, aligned with the rollout's `completion_ids` (same
+   * length, same order; natural-log units for log-prob rewards). Absent when the component gives none or is
+   * unscorable: a length mismatch is an unscorable result, never a truncated array. See docs/dense.md.
+   */
+  token_rewards?: number[];
+  /** Multi-turn components only (`info-gain`): one reward per turn, the last turn's holding the outcome. */
+  turn_rewards?: number[];
 }
 
 /** A rollout after scoring: the input record plus reward, components and advantage. */

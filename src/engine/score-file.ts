@@ -17,6 +17,7 @@ import type { Problem } from "../spec/errors.js";
 import type { ScheduleState } from "../schedule/runtime.js";
 import type { CompiledSpec } from "../spec/types.js";
 import { StepAdvantages } from "../process/step-advantages.js";
+import { tokenAdvantageFields } from "./token-advantages.js";
 import { mapOrdered } from "./ordered.js";
 import { RunTally } from "./run-tally.js";
 import type { InputFingerprint, RoutedTrace, RunTrace } from "./trace.js";
@@ -134,6 +135,18 @@ export function componentsRecord(
     out[c.name] = results[i]!;
   });
   return out;
+}
+
+/** The JSON text `,"token_advantages":[…]` appended to a scored row when the spec has `advantage.tokens`. */
+function tokenSuffix(spec: CompiledSpec, advantage: number, row: string): string {
+  if (!spec.advantage.tokens) return "";
+  const { components } = JSON.parse(row) as { components: Record<string, ComponentResult> };
+  const f = tokenAdvantageFields(
+    spec,
+    advantage,
+    spec.components.map((c) => components[c.name]!),
+  )!;
+  return `,${JSON.stringify(f).slice(1, -1)}`;
 }
 
 /**
@@ -275,7 +288,8 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           out.reward = reward;
           out.components = componentsRecord(spec, results);
           delete out.advantage; // appended in pass two
-          if (steps) for (const f of ["step_advantages", "token_advantages", "token_advantages_error"]) delete out[f]; // likewise
+          if (steps || spec.advantage.tokens)
+            for (const f of ["step_advantages", "token_advantages", "token_advantages_error"]) delete out[f]; // likewise
           await spill.write(JSON.stringify(out));
           o.onProgress?.(tally.batch.size);
         },
@@ -314,7 +328,7 @@ export async function scoreFile(spec: CompiledSpec, o: ScoreFileOptions): Promis
           text = JSON.stringify(out);
         }
         await writer.write(
-          `${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k]!))}${steps ? steps.jsonSuffix(k) : ""}}`,
+          `${text.slice(0, -1)},"advantage":${JSON.stringify(nullable(adv[k]!))}${steps ? steps.jsonSuffix(k) : ""}${tokenSuffix(spec, adv[k]!, text)}}`,
         );
         k++;
       }

@@ -1,4 +1,5 @@
 import { UserError } from "../core/errors.js";
+import { DENSE_FIELDS } from "./dense-fields.js";
 
 /** Reads a dotted path (`labels.peer_correct`, `responses.0`) from a JSON value; `undefined` when absent. */
 export function getPath(value: unknown, path: string): unknown {
@@ -24,6 +25,7 @@ export const ROLLOUT_FIELDS = [
   "reference_logprobs_noreason",
   "completion_tokens",
   "completion_ids",
+  ...DENSE_FIELDS,
 ] as const;
 
 /** Fields of a scored record that `rewardkit advantages` reads besides the rollout fields. */

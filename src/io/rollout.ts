@@ -3,6 +3,7 @@ import type { ChatMessage, Rollout } from "../core/types.js";
 import { formatPath } from "../core/problem.js";
 import { MAX_JSON_DEPTH, tooDeep } from "./depth.js";
 import { getPath } from "./fields.js";
+import { DENSE_FIELDS, denseFieldProblem } from "./dense-fields.js";
 
 /** Why an input record cannot become a rollout: the field and the problem. */
 export interface RecordProblem {
@@ -93,6 +94,7 @@ export function toRollout(
     "reference_logprobs_noreason",
     "completion_tokens",
     "completion_ids",
+    ...DENSE_FIELDS,
   ] as const) {
     if (map[name] !== undefined) rollout[name] = get(name) as never;
   }
@@ -120,5 +122,7 @@ export function toRollout(
   const ids = rollout.completion_ids;
   if (ids !== undefined && !(Array.isArray(ids) && ids.every((x) => typeof x === "number")))
     return { problem: { field: src("completion_ids"), message: "expected an array of token ids (numbers)" } };
+  const dense = denseFieldProblem(rollout, src);
+  if (dense) return { problem: dense };
   return { rollout };
 }

@@ -12,11 +12,13 @@
  */
 import type { Context } from "hono";
 import { nullable } from "../advantage/compute.js";
-import type { ComponentResult, Rollout } from "../core/types.js";
+import type { Rollout } from "../core/types.js";
 import { componentsRecord } from "../engine/score-file.js";
 import { planFor, planFromSpec, readScoredRecord, ScoredRows } from "../engine/scored-rows.js";
 import type { AdvantagePlan } from "../engine/scored-rows.js";
 import type { ServerContext } from "./context.js";
+import { stripDetails } from "./strip.js";
+import { tokenAdvantageFields } from "../engine/token-advantages.js";
 import { errorResponse, isObject, readJson } from "./http.js";
 import { parseRollouts } from "./parse.js";
 import type { Parsed, RolloutError } from "./parse.js";
@@ -100,16 +102,6 @@ export async function scoringResponse(
     if (e instanceof GroupsEvicted) return errorResponse(c, 503, "shutting_down", e.message, { "Retry-After": "0" });
     throw e;
   }
-}
-
-function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {
-  const out: Record<string, ComponentResult> = {};
-  for (const [k, r] of Object.entries(components))
-    out[k] =
-      r.reason === undefined
-        ? { score: r.score, status: r.status }
-        : { score: r.score, status: r.status, reason: r.reason };
-  return out;
 }
 
 /**
@@ -205,6 +197,7 @@ function nativeAnswer(
       reward: s.reward,
       components: details === false ? stripDetails(components) : components,
       advantage: nullable(batch.advantages[j]!),
+      ...tokenAdvantageFields(ctx.spec, batch.advantages[j]!, s.results),
     };
   });
   ctx.metrics.rolloutErrors.inc({}, errors);

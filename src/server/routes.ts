@@ -13,11 +13,12 @@ import type { RoutedScorer, RouteProblem } from "../engine/routes.js";
 import type { RoutedSpec } from "../spec/routes.js";
 import type { CompiledSpec } from "../spec/types.js";
 import type { ServerContext } from "./context.js";
+import { stripDetails } from "./strip.js";
+import { tokenAdvantageFields } from "../engine/token-advantages.js";
 import { openrlhfScore } from "./openrlhf-score.js";
 import { GroupsFull, scoreRollouts } from "./score.js";
 import { heldKey } from "./held-groups.js";
 import type { Parsed } from "./parse.js";
-import type { ComponentResult } from "../core/types.js";
 
 /**
  * The spec a routed server's own context stands for (name and hash of the routed spec, every route's schedules for
@@ -141,16 +142,6 @@ function heldJoins(
   return out;
 }
 
-function stripDetails(components: Record<string, ComponentResult>): Record<string, ComponentResult> {
-  const out: Record<string, ComponentResult> = {};
-  for (const [k, r] of Object.entries(components))
-    out[k] =
-      r.reason === undefined
-        ? { score: r.score, status: r.status }
-        : { score: r.score, status: r.status, reason: r.reason };
-  return out;
-}
-
 /**
  * The `/v1/score` answer of a routed server: one entry per request rollout, in order, each with its `route`; a
  * rollout without a route gets an `error` naming the routing field and its value (and `route: null`), the rest is
@@ -194,6 +185,7 @@ export async function routedScoreResponse(
       reward: s.reward,
       components: details === false ? stripDetails(components) : components,
       advantage: nullable(b.advantages[j]!),
+      ...tokenAdvantageFields(b.specs[j]!, b.advantages[j]!, s.results),
       route: b.keys[j],
     };
   });

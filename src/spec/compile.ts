@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { presetNames, presetOptions } from "../advantage/presets.js";
 import { DEFAULT_CURRICULUM } from "../curriculum/options.js";
+import { compileTokenAdvantages } from "./token-advantages.js";
 import { BUILTINS, withPlugins } from "../plugins/catalog.js";
 import type { Catalog, LoadedPlugin } from "../plugins/catalog.js";
 import { graderToSpec, isGraderDocument } from "./dialects/openai.js";
@@ -108,8 +109,9 @@ function advantageBlock(
   const {
     estimator: estName = "grpo",
     preset,
+    tokens: _tokens, // per-token advantages: resolved against the components by compileTokenAdvantages
     ...own
-  } = adv as { estimator?: unknown; preset?: unknown } & Record<string, unknown>;
+  } = adv as { estimator?: unknown; preset?: unknown; tokens?: unknown } & Record<string, unknown>;
   if (typeof estName !== "string") return { options: {} }; // the schema reports the type
   const est = catalog.estimators.get(estName);
   if (!est) {
@@ -264,6 +266,8 @@ export function compileSpec(
       path: ["filter", "component"],
       message: `"${s.filter.component}" names no component; known: ${[...names.keys()].join(", ")}`,
     });
+  const tokens =
+    s.advantage?.tokens !== undefined ? compileTokenAdvantages(s.advantage.tokens, components, issues) : undefined;
   if (issues.length > 0 || !est || !agg || "issues" in agg || "issues" in sched) return { issues };
 
   const plain: PlainSpec = {
@@ -284,7 +288,18 @@ export function compileSpec(
       ? { schedules: Object.fromEntries(sched.schedules.map((x) => [x.path, { schedule: x.schedule, ...x.params }])) }
       : {}),
     onUnscorable: s.onUnscorable,
-    advantage: { estimator: est.name, options: advOptions },
+    advantage: {
+      estimator: est.name,
+      options: advOptions,
+      ...(tokens
+        ? {
+            tokens: {
+              components: Object.fromEntries(tokens.components.map((c) => [c.name, c.coef])),
+              returns: tokens.returns,
+            },
+          }
+        : {}),
+    },
     ...(s.curriculum ? { curriculum: s.curriculum } : {}),
     ...(s.filter ? { filter: s.filter } : {}),
     ...(s.replay ? { replay: s.replay } : {}),
@@ -298,7 +313,7 @@ export function compileSpec(
       aggregate: agg.aggregate,
       schedules: sched.schedules,
       onUnscorable: s.onUnscorable,
-      advantage: { estimator: est, options: advOptions },
+      advantage: { estimator: est, options: advOptions, ...(tokens ? { tokens } : {}) },
       curriculum: s.curriculum ?? DEFAULT_CURRICULUM,
       ...(s.filter ? { filter: s.filter } : {}),
       ...(s.replay ? { replay: s.replay } : {}),

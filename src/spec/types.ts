@@ -1,4 +1,5 @@
 import type { EstimatorDefinition } from "../advantage/types.js";
+import type { CompiledTokenAdvantages } from "./token-advantages.js";
 import type { Aggregator } from "../compose/types.js";
 import type { ScheduledOption } from "../schedule/types.js";
 import type { GroupStage, VerifierDefinition } from "../verifiers/types.js";
@@ -35,7 +36,12 @@ export interface CompiledSpec {
   /** Every scheduled value (empty for a spec without schedules). Component fields hold the step-0 values. */
   schedules: ScheduledOption[];
   onUnscorable: "zero" | "exclude";
-  advantage: { estimator: EstimatorDefinition<unknown>; options: Record<string, unknown> };
+  advantage: {
+    estimator: EstimatorDefinition<unknown>;
+    options: Record<string, unknown>;
+    /** `advantage.tokens`: per-token advantages from dense components' token rewards (docs/dense.md). */
+    tokens?: CompiledTokenAdvantages;
+  };
   /** Per-prompt statistics settings (defaults when the spec has no `curriculum:`). */
   curriculum: CurriculumOptions;
   /** `filter: dapo`, when given. */
@@ -82,7 +88,11 @@ export interface PlainSpec {
   /** Scheduled values by option path (`components.format.weight`) → `{schedule, ...options}`; absent when none. */
   schedules?: Record<string, Record<string, unknown>>;
   onUnscorable: string;
-  advantage: { estimator: string; options: Record<string, unknown> };
+  advantage: {
+    estimator: string;
+    options: Record<string, unknown>;
+    tokens?: { components: Record<string, number>; returns: boolean };
+  };
   /** The `curriculum:`, `filter:` and `replay:` blocks with defaults filled; each absent when the spec has none. */
   curriculum?: CurriculumOptions;
   filter?: FilterOptions;

@@ -35,6 +35,9 @@ import { repetitionPenaltyVerifier } from "./length/repetition.js";
 import { lengthBudgetVerifier } from "./length/budget.js";
 import { groupLengthVerifier } from "./length/group-length.js";
 import { languageVerifier } from "./language/index.js";
+import { distillVerifier } from "./dense/distill.js";
+import { implicitPrmVerifier } from "./dense/implicit-prm.js";
+import { infoGainVerifier } from "./dense/info-gain.js";
 
 /**
  * The verifier registry: spec `type` → definition. Adding a verifier is one file and one line here.
@@ -80,6 +83,9 @@ export const verifiers: Registry<VerifierDefinition> = defineRegistry<VerifierDe
     lengthBudgetVerifier,
     groupLengthVerifier,
     languageVerifier,
+    distillVerifier,
+    implicitPrmVerifier,
+    infoGainVerifier,
   ],
 );
 

@@ -6,6 +6,9 @@ import type { VerifierDefinition, VerifyFn } from "../types.js";
 import { AGGREGATE_NAMES, combineOutcome, firstError, STEP_AGGREGATIONS } from "./aggregate.js";
 import type { Aggregated } from "./aggregate.js";
 import { DEFAULT_MARKER, rolloutSteps } from "./steps.js";
+import { rolloutOutcome } from "./outcome.js";
+import { monteCarloOption, monteCarloScores } from "./monte-carlo.js";
+import { potentialsFor, shapeRewards, shapingOption } from "./shaping.js";
 
 /** Looks a verifier type up (the registry's `getVerifier`, injected so this module does not import the registry). */
 export type VerifierLookup = (type: string) => VerifierDefinition<unknown> | undefined;
@@ -48,6 +51,16 @@ const baseOptions = z.strictObject({
   rolloutSteps: z.boolean().default(true),
   /** A step that cannot be scored: `fail` (default: the component is unscorable with that step's reason), `skip` it, or count it as `zero`. */
   onUnscorableStep: z.enum(["fail", "skip", "zero"]).default("fail"),
+  /**
+   * Step scores from Monte-Carlo continuations (the rollout's `step_rollouts`) instead of `step_scores`: success rate,
+   * any-success, or a Beta-Binomial posterior mean, as values or progress (docs/dense.md).
+   */
+  monteCarlo: monteCarloOption.optional(),
+  /**
+   * Potential-based shaping of the step rewards: F_k = γΦ(s_k) − Φ(s_{k−1}) added to each step reward (Φ of the
+   * terminal state 0); the component score is unchanged (docs/dense.md).
+   */
+  shaping: shapingOption.optional(),
   /** α in the step advantages A_i + α·Â_{i,k} (see `docs/process.md`); schedulable. */
   advantageWeight: z.number().finite().nonnegative().default(1),
 });
@@ -114,12 +127,6 @@ function givenScores(rollout: Rollout, count: number): { scores: (number | null)
   return { scores: s as (number | null)[] };
 }
 
-function rolloutOutcome(rollout: Rollout): number | undefined {
-  const o = rollout.outcome;
-  if (typeof o === "boolean") return o ? 1 : 0;
-  return typeof o === "number" && Number.isFinite(o) ? o : undefined;
-}
-
 /**
  * The `process` verifier: scores a solution by its steps. Steps come from the rollout's `steps` or a split of the
  * completion; step scores from the rollout's `step_scores` (a PRM run elsewhere) or a nested `stepVerifier` run on
@@ -135,6 +142,8 @@ function rolloutOutcome(rollout: Rollout): number | undefined {
 export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinition<ProcessOptions> {
   const options = baseOptions.superRefine((o, ctx) => {
     if (o.stepVerifier) checkNested(lookup, o.stepVerifier, "stepVerifier", ctx);
+    if (o.stepVerifier && o.monteCarlo)
+      ctx.addIssue({ code: "custom", path: ["monteCarlo"], message: "give stepVerifier or monteCarlo, not both" });
     if (typeof o.outcome === "object") checkNested(lookup, o.outcome, "outcome", ctx);
     if (o.split === "marker") {
       try {
@@ -151,7 +160,7 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
   return {
     type: "process",
     summary:
-      "process reward: step scores (rollout step_scores or a per-step verifier) aggregated by min, product, last, mean, sum, first-error, clip-delta, gated or mix",
+      "process reward: step scores (rollout step_scores, a per-step verifier or Monte-Carlo step_rollouts) aggregated by min, product, last, mean, sum, first-error, clip-delta, gated or mix",
     options: options,
     isolation: "worker",
     defaultTimeoutMs: 10_000,
@@ -188,6 +197,12 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
           );
           scores = results.map((r) => r.score);
           reasons = results.map((r) => (r.score === null ? (r.reason ?? "worker_error") : null));
+        } else if (o.monteCarlo) {
+          const mc = monteCarloScores(rollout.step_rollouts, steps.length, o.monteCarlo);
+          if ("problem" in mc) return unscorable("invalid_steps", { ...details, problem: mc.problem });
+          details.mc_values = mc.values;
+          scores = mc.scores;
+          reasons = scores.map((s) => (s === null ? "invalid_steps" : null));
         } else {
           const g = givenScores(rollout, steps.length);
           if ("problem" in g) return unscorable("invalid_steps", { ...details, problem: g.problem });
@@ -237,6 +252,13 @@ export function createProcessVerifier(lookup: VerifierLookup): VerifierDefinitio
         const rewards: (number | null)[] = steps.map(() => null);
         positions.forEach((p, j) => (rewards[p] = result.stepRewards[j]!));
         details.step_rewards = rewards;
+        if (o.shaping) {
+          const phi = potentialsFor(o.shaping, rollout.step_potentials, scores);
+          if ("problem" in phi) return unscorable("invalid_steps", { ...details, problem: phi.problem });
+          const shaped = shapeRewards(rewards, phi, o.shaping.gamma);
+          details.shaping = { gamma: o.shaping.gamma, potentials: phi, terms: shaped.terms, unshaped: rewards };
+          details.step_rewards = shaped.rewards;
+        }
         details.advantage_weight = o.advantageWeight;
         return ok(result.score, undefined, details);
       };
