@@ -34,6 +34,8 @@ export interface Recorded {
 export class CurriculumTracker {
   readonly table: PromptTable;
   readonly replay: ReplayBuffer | undefined;
+  /** Component names in spec order (what {@link scoredGroups} takes). */
+  readonly names: readonly string[];
   private readonly thresholds: Thresholds;
   private fleet: FleetStats | undefined;
 
@@ -41,6 +43,7 @@ export class CurriculumTracker {
     const o = spec.curriculum;
     this.table = new PromptTable(o.alpha, o.maxPrompts);
     this.replay = spec.replay ? new ReplayBuffer(spec.replay) : undefined;
+    this.names = spec.components.map((c) => c.name);
     this.thresholds = {
       success: o.success,
       components: Object.fromEntries(spec.components.map((c) => [c.name, c.passThreshold])),

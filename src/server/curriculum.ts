@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { CurriculumStateError } from "../curriculum/table.js";
 import { CurriculumTracker } from "../curriculum/tracker.js";
 import { scoredGroups } from "../curriculum/groups.js";
+import type { ScoredRollout } from "../curriculum/groups.js";
 import type { DapoReport } from "../curriculum/dapo.js";
 import { parseStrategyParams } from "../curriculum/params.js";
 import { UserError } from "../core/errors.js";
@@ -35,22 +36,28 @@ export async function recordBatch(
 ): Promise<DapoReport | undefined> {
   const cur = ctx.curriculum;
   if (!cur) return undefined;
-  const idx = rollouts.flatMap((_, k) => (problems[k] === undefined ? [k] : []));
+  const idx: number[] = [];
+  for (let k = 0; k < rollouts.length; k++) if (problems[k] === undefined) idx.push(k);
+  // the texts are kept only for the replay buffer (a one-rollout request records one small group)
+  const texts = cur.replay !== undefined;
   const groups = scoredGroups(
-    ctx.spec.components.map((c) => c.name),
+    cur.names,
     idx.map((k) => {
       const r = rollouts[k]!;
-      return {
+      const row: ScoredRollout = {
         id: r.id,
         group: r.group,
-        ...(r.prompt_id !== undefined ? { promptId: r.prompt_id } : {}),
         step: r.step ?? 0,
         reward: scores[k]!.reward,
         scores: scores[k]!.results.map((x) => x.score),
         advantage: advantages[k]!,
-        ...(r.prompt !== undefined ? { prompt: r.prompt } : {}),
-        completion: r.completion,
       };
+      if (r.prompt_id !== undefined) row.promptId = r.prompt_id;
+      if (texts) {
+        if (r.prompt !== undefined) row.prompt = r.prompt;
+        row.completion = r.completion;
+      }
+      return row;
     }),
   );
   const filter = cur.filter(groups);

@@ -99,14 +99,20 @@ export async function scoreRollouts(
   const scores = await Promise.all(scored);
   const problems = new Array<string | undefined>(n);
   const advantages = new Float64Array(n).fill(NaN);
-  const local = rollouts.flatMap((r, k) => (joins.has(k) ? [] : [k]));
-  if (local.length > 0) {
-    // group-context components see the request's groups
-    const rs = local.map((k) => rollouts[k]!);
-    const ss = local.map((k) => scores[k]!);
-    stageBatch(ctx.spec, rs, ss, (step) => ctx.scorer.valuesAt(step));
-    const adv = batchAdvantages(ctx.spec, rs, ss);
-    local.forEach((k, j) => (advantages[k] = adv[j]!));
+  if (joins.size === 0) {
+    // nothing held (the usual request): the request's groups are the whole request, no index copies
+    stageBatch(ctx.spec, rollouts, scores, (step) => ctx.scorer.valuesAt(step));
+    advantages.set(batchAdvantages(ctx.spec, rollouts, scores));
+  } else {
+    const local = rollouts.flatMap((r, k) => (joins.has(k) ? [] : [k]));
+    if (local.length > 0) {
+      // group-context components see the request's groups
+      const rs = local.map((k) => rollouts[k]!);
+      const ss = local.map((k) => scores[k]!);
+      stageBatch(ctx.spec, rs, ss, (step) => ctx.scorer.valuesAt(step));
+      const adv = batchAdvantages(ctx.spec, rs, ss);
+      local.forEach((k, j) => (advantages[k] = adv[j]!));
+    }
   }
   let evicted: string | undefined;
   for (const [k, p] of joins) {
@@ -120,11 +126,11 @@ export async function scoreRollouts(
   if (evicted !== undefined) throw new GroupsEvicted(evicted);
   const filter = await recordBatch(ctx, rollouts, scores, advantages, problems);
   m.rolloutsScored.inc({}, n);
-  const names = ctx.spec.components.map((c) => c.name);
   for (const s of scores) {
     for (let k = 0; k < s.results.length; k++) {
       const r = s.results[k]!;
-      if (r.status !== "ok") m.unscorable.inc({ component: names[k]!, reason: r.reason ?? "unknown" });
+      if (r.status !== "ok")
+        m.unscorable.inc({ component: ctx.spec.components[k]!.name, reason: r.reason ?? "unknown" });
     }
   }
   return { scores, advantages, problems, ...(filter ? { filter } : {}) };
@@ -164,6 +170,7 @@ function heldOf(
   rollouts: readonly Rollout[],
 ): Array<{ k: number; key: string; fingerprint: string; bytes: number }> {
   const out: Array<{ k: number; key: string; fingerprint: string; bytes: number }> = [];
+  if (!rollouts.some((r) => r.group_size !== undefined)) return out;
   rollouts.forEach((r, k) => {
     if (r.group_size === undefined) return;
     const text = JSON.stringify(r);
