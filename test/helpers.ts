@@ -17,6 +17,24 @@ export function cli(args: string[], input?: string): { code: number; stdout: str
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * Runs the built CLI without blocking this process (a stub server in the test answers it; shards run side by side).
+ * Stdout is dropped: write outputs with `-o`.
+ */
+export function cliAsync(args: string[]): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, CI: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    p.on("error", reject);
+    p.on("close", (code) => resolve({ code: code ?? -1, stderr }));
+  });
+}
+
 const made: string[] = [];
 
 /**

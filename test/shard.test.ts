@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseShard } from "../src/cli/options.js";
 import { probeBwrap } from "../src/sandbox/local.js";
-import { cli, ROOT, tmp } from "./helpers.js";
+import { cli, cliAsync, ROOT, tmp } from "./helpers.js";
 
 /**
  * Offline sharding end to end: `score --shard i/N` for every i, `merge`, and the same run unsharded. The merged
@@ -13,21 +12,6 @@ import { cli, ROOT, tmp } from "./helpers.js";
  */
 
 const noBwrap = await probeBwrap();
-
-/** Runs the built CLI without blocking, so that the shards of a run score side by side. */
-function run(args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(ROOT, "bin/rewardkit.js"), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, CI: "1" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    p.on("error", reject);
-    p.on("close", (code) => resolve({ code: code ?? -1, stderr }));
-  });
-}
 
 /** Timing fields (the brief's list: a key path containing any of these words) are left out of the comparison. */
 const TIMING = ["second", "ms", "rate", "time", "elapsed", "persec"];
@@ -75,7 +59,7 @@ function unsharded(input: string, spec: string, extra: string[]) {
   let b = baselines.get(key);
   if (!b) {
     const dir = tmp();
-    b = run(["score", input, "--spec", spec, "-o", join(dir, "all.jsonl"), "--summary", join(dir, "all.json"), "-q", ...extra]).then((r) => ({ dir, ...r })); // prettier-ignore
+    b = cliAsync(["score", input, "--spec", spec, "-o", join(dir, "all.jsonl"), "--summary", join(dir, "all.json"), "-q", ...extra]).then((r) => ({ dir, ...r })); // prettier-ignore
     baselines.set(key, b);
   }
   return b;
@@ -84,7 +68,7 @@ function unsharded(input: string, spec: string, extra: string[]) {
 async function shardAndMerge(input: string, spec: string, n: number, extra: string[] = []) {
   const dir = tmp();
   const shard = (i: number) =>
-    run(["score", input, "--spec", spec, "--shard", `${i}/${n}`, "-o", join(dir, `s${i}.jsonl`), "--summary", join(dir, `s${i}.json`), "-q", ...extra]); // prettier-ignore
+    cliAsync(["score", input, "--spec", spec, "--shard", `${i}/${n}`, "-o", join(dir, `s${i}.jsonl`), "--summary", join(dir, `s${i}.json`), "-q", ...extra]); // prettier-ignore
   const [whole, ...shards] = await Promise.all([
     unsharded(input, spec, extra),
     ...Array.from({ length: n }, (_, i) => shard(i)),

@@ -42,7 +42,10 @@ export interface Rollout {
   completion_tokens?: number;
   /** The completion's token ids, when the trainer sends them (TRL's `completion_ids`; `repetition-penalty`, length rewards). */
   completion_ids?: number[];
-  /** The prompt's token ids (`distill` with `source: http` sends prompt_ids + completion_ids to the teacher). */
+  /**
+   * The prompt's token ids (`distill` with `source: http` sends prompt_ids + completion_ids to the teacher; `info-gain`
+   * with `source: http` sends prompt_ids + the turns so far + gold_ids).
+   */
   prompt_ids?: number[];
   /** `distill`: the student's (sampling policy's) log-prob of each completion token, natural log, one per token. */
   student_logprobs?: number[];
@@ -57,6 +60,14 @@ export interface Rollout {
    * (t = 0: the prompt alone). T entries for a trajectory of T turns.
    */
   gold_logprobs?: number[][];
+  /** `info-gain` with `source: http`: the gold answer's token ids, scored by the endpoint after each turn boundary. */
+  gold_ids?: number[];
+  /**
+   * `info-gain` with `source: http`: per turn, the offset in `completion_ids` where it ends (exclusive; after the
+   * observation that answers its assistant message). T entries for T turns, strictly increasing, the last at most
+   * `completion_ids.length`.
+   */
+  turn_token_offsets?: number[];
   /**
    * Monte-Carlo step values (`process` with `monteCarlo`): per step prefix, the outcome rewards of the continuations
    * sampled from it (numbers, or booleans as 1/0). K entries (prefixes through steps 1..K), or K + 1 with the prompt

@@ -11,6 +11,8 @@ describe("dense rollout fields: typed and validated, errors name the field and i
       gold_logprobs: [[-1], [-0.5]],
       step_rollouts: [[1, 0], [true]],
       prompt_ids: [1, 2],
+      gold_ids: [0, 5],
+      turn_token_offsets: [2, 5],
       step_potentials: [0.5],
     });
     expect("rollout" in r).toBe(true);
@@ -24,6 +26,10 @@ describe("dense rollout fields: typed and validated, errors name the field and i
     [{ gold_logprobs: [[-1, true]] }, "gold_logprobs[0][1]", "expected a number, got boolean"],
     [{ step_rollouts: [[1, "yes"]] }, "step_rollouts[0][1]", "expected a number or boolean, got string"],
     [{ prompt_ids: [1, -2] }, "prompt_ids[1]", "expected a token id, got number"],
+    [{ gold_ids: [3, 1.5] }, "gold_ids[1]", "expected a token id, got number"],
+    [{ gold_ids: "3 4" }, "gold_ids", "expected an array of token ids, got string"],
+    [{ turn_token_offsets: [2, "4"] }, "turn_token_offsets[1]", "expected a token offset, got string"],
+    [{ turn_token_offsets: { end: 4 } }, "turn_token_offsets", "expected an array of token offsets, got object"],
   ])("%j → %s: %s", (extra, field, message) => {
     expect(line(extra)).toEqual({ problem: { field, message } });
   });

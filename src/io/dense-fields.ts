@@ -15,8 +15,20 @@ const NUMBER_ARRAYS = [
   "step_potentials",
 ] as const;
 
+/** Flat arrays of non-negative integers: token ids, and the turns' end offsets in `completion_ids`. */
+const INTEGER_ARRAYS = [
+  ["prompt_ids", "token id"],
+  ["gold_ids", "token id"],
+  ["turn_token_offsets", "token offset"],
+] as const;
+
 /** Every dense-reward field {@link denseFieldProblem} checks (for `--map`). */
-export const DENSE_FIELDS = [...NUMBER_ARRAYS, "gold_logprobs", "step_rollouts", "prompt_ids"] as const;
+export const DENSE_FIELDS = [
+  ...NUMBER_ARRAYS,
+  "gold_logprobs",
+  "step_rollouts",
+  ...INTEGER_ARRAYS.map(([name]) => name),
+] as const;
 
 function describe(x: unknown): string {
   return x === null ? "null" : Array.isArray(x) ? "array" : typeof x;
@@ -34,8 +46,9 @@ const isNumber = (x: unknown): boolean => typeof x === "number" && Number.isFini
 /**
  * Checks the shapes of a rollout's dense-reward fields (docs/dense.md), when present: the per-token log-prob arrays
  * and `step_potentials` are arrays of numbers, `gold_logprobs` an array of arrays of numbers, `step_rollouts` an
- * array of arrays of numbers or booleans, `prompt_ids` an array of non-negative integers. Values (a log-prob above 0,
- * arrays of different lengths) are the verifiers' to judge: they make the component unscorable, not the line.
+ * array of arrays of numbers or booleans, `prompt_ids`, `gold_ids` and `turn_token_offsets` arrays of non-negative
+ * integers. Values (a log-prob above 0, arrays of different lengths, offsets out of order or past the completion) are
+ * the verifiers' to judge: they make the component unscorable, not the line.
  * @param src the source name of a canonical field (its `--map` source), for the message.
  * @returns the first problem, naming the field and the index (`student_logprobs[2]: expected a number, got null`).
  */
@@ -69,15 +82,11 @@ export function denseFieldProblem(rollout: Rollout, src: (name: string) => strin
   if (gold) return gold;
   const runs = nested("step_rollouts", (x) => isNumber(x) || typeof x === "boolean", "number or boolean");
   if (runs) return runs;
-  const ids: unknown = rollout.prompt_ids;
-  if (ids !== undefined && ids !== null) {
-    if (!Array.isArray(ids)) return problem("prompt_ids", `expected an array of token ids, got ${describe(ids)}`);
-    const bad = firstBad(
-      src("prompt_ids"),
-      ids,
-      (x) => typeof x === "number" && Number.isInteger(x) && x >= 0,
-      "a token id",
-    );
+  for (const [name, what] of INTEGER_ARRAYS) {
+    const v: unknown = rollout[name];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v)) return problem(name, `expected an array of ${what}s, got ${describe(v)}`);
+    const bad = firstBad(src(name), v, (x) => typeof x === "number" && Number.isInteger(x) && x >= 0, `a ${what}`);
     if (bad) return bad;
   }
   return undefined;

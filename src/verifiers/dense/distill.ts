@@ -2,10 +2,8 @@ import { z } from "zod";
 import { unscorable } from "../../core/types.js";
 import type { ComponentResult, Rollout } from "../../core/types.js";
 import type { VerifierDefinition, VerifyFn } from "../types.js";
-import { clientOptions, modelClientFor } from "../judge/options.js";
 import { clip } from "../likelihood/forms.js";
-import { fetchTeacherLogprobs } from "./teacher.js";
-import type { TeacherEndpoint } from "./teacher.js";
+import { endpointOptions, fetchLogprobs, logprobEndpoint, requireEndpoint } from "./teacher.js";
 import { alignedLogprobs, denseResult, noNegZero, summarize } from "./tokens.js";
 
 const options = z
@@ -19,21 +17,10 @@ const options = z
      * score is the summary of the clipped rewards.
      */
     clip: z.number().positive().optional(),
-    /** Teacher API root (`http://127.0.0.1:8000/v1`); `/completions` is appended unless present (source `http`). */
-    baseUrl: z.url().optional(),
-    /** Teacher model name (source `http`). */
-    model: z.string().min(1).optional(),
-    /** `prompt_logprobs` (vLLM, default) or `echo` (legacy OpenAI completions). */
-    api: z.enum(["prompt_logprobs", "echo"]).default("prompt_logprobs"),
-    /** Extra request fields sent to the teacher (cannot replace `model`, `prompt` or the log-prob fields). */
-    extraBody: z.record(z.string(), z.unknown()).optional(),
-    ...clientOptions,
+    /** The teacher (source `http`): `baseUrl`, `model`, `api`, `extraBody` and the client limits of `judge`. */
+    ...endpointOptions,
   })
-  .superRefine((o, ctx) => {
-    if (o.source !== "http") return;
-    if (!o.baseUrl) ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "required when source is http" });
-    if (!o.model) ctx.addIssue({ code: "custom", path: ["model"], message: "required when source is http" });
-  });
+  .superRefine(requireEndpoint);
 export type DistillOptions = z.infer<typeof options>;
 
 /**
@@ -108,14 +95,7 @@ export const distillVerifier: VerifierDefinition<DistillOptions> = {
   cacheable: false,
   create(o) {
     if (o.source === "rollout") return ({ rollout }) => fromRollout(rollout, rollout.teacher_logprobs, o);
-    const base = o.baseUrl!.replace(/\/+$/, "");
-    const ep: TeacherEndpoint = {
-      url: base.endsWith("/completions") ? base : `${base}/completions`,
-      model: o.model!,
-      api: o.api,
-      ...(o.extraBody ? { extraBody: o.extraBody } : {}),
-    };
-    const client = modelClientFor("distill", o, o.cache ? o.cacheSize : 0, `${base} ${o.model}`);
+    const { ep, client } = logprobEndpoint("distill", o);
     const fn: VerifyFn = async ({ rollout, signal }) => {
       const ids = rollout.completion_ids;
       const prompt = rollout.prompt_ids;
@@ -125,7 +105,7 @@ export const distillVerifier: VerifierDefinition<DistillOptions> = {
           error: "source http sends prompt_ids + completion_ids to the teacher",
         });
       if (ids.length === 0) return unscorable("no_completion");
-      const got = await fetchTeacherLogprobs(client, ep, prompt, ids, signal);
+      const got = await fetchLogprobs(client, ep, prompt, ids, signal);
       if ("error" in got) return unscorable("logprob_error", { field: "teacher_logprobs", error: got.error });
       return fromRollout(rollout, got.logprobs, o);
     };
