@@ -40,3 +40,21 @@ describe("OutputSet", () => {
     expect(outputs.paths).toEqual([]);
   });
 });
+
+describe("state files on a device or pipe", () => {
+  it("writeStateAtomic writes a named pipe in place (a reader gets the state) and reads a device as no state", async () => {
+    const { readStateObject, writeStateAtomic } = await import("./state-file.js");
+    expect(readStateObject("/dev/null", "--state /dev/null")).toBeUndefined();
+    const fifo = join(scratch(), "state-pipe");
+    if (spawnSync("mkfifo", [fifo]).status !== 0) return; // no mkfifo here: the /dev/null case above still ran
+    const { spawn } = await import("node:child_process");
+    const reader = spawn("cat", [fifo]);
+    let got = "";
+    reader.stdout.on("data", (d: Buffer) => (got += d.toString()));
+    const done = new Promise((resolve) => reader.once("close", resolve));
+    writeStateAtomic(fifo, { version: 1, step: 7 });
+    await done;
+    expect(JSON.parse(got)).toEqual({ version: 1, step: 7 });
+    expect(statSync(fifo).isFIFO()).toBe(true);
+  });
+});

@@ -90,6 +90,16 @@ export function openLineWriter(path: string | undefined, opts: LineWriterOptions
 }
 
 /**
+ * Whether `path` exists and is a device, a named pipe or a socket (`/dev/null`, `/dev/stdout`, a FIFO): such a path is
+ * written in place. Renaming a temporary file onto it would replace the device itself (as root, `/dev/null` became a
+ * plain file and every process on the machine that wrote to it filled it).
+ */
+export function writtenInPlace(path: string): boolean {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st !== undefined && !st.isFile() && !st.isDirectory();
+}
+
+/**
  * Output files written as a whole or not at all: each is written under a temporary name beside its final path
  * (same folder, so the rename cannot cross file systems) and {@link commit} renames them all at once, in one
  * synchronous step that no signal handler can interleave. Until then the previous files stay as they were;
@@ -105,8 +115,7 @@ export class OutputSet {
    * renaming a temporary file onto it would replace the device itself (as root, `/dev/null` became a plain file).
    */
   reserve(final: string): string {
-    const existing = statSync(final, { throwIfNoEntry: false });
-    if (existing !== undefined && !existing.isFile() && !existing.isDirectory()) return final;
+    if (writtenInPlace(final)) return final;
     ensureParent(final);
     const temp = join(dirname(final), `.${basename(final)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
     this.files.push({ temp, final });

@@ -1,15 +1,16 @@
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { UserError } from "../core/errors.js";
-import { writeFileCreating } from "./output.js";
+import { writeFileCreating, writtenInPlace } from "./output.js";
 
 /**
  * Reads a state file (`score --state`, `serve --state`) as a JSON object; `undefined` when it does not exist yet
- * (a first run).
+ * (a first run) or is a device or pipe (`--state /dev/null`).
  * @param flag how the file is named in errors (`--state state.json`).
  * @throws {UserError} naming the file when it is not a JSON object: a corrupt state is never silently reset.
  */
 export function readStateObject(path: string, flag: string): Record<string, unknown> | undefined {
-  if (!existsSync(path)) return undefined;
+  // no file yet, or a device (`--state /dev/null`: keep nothing between runs)
+  if (!existsSync(path) || writtenInPlace(path)) return undefined;
   let v: unknown;
   try {
     v = JSON.parse(readFileSync(path, "utf8"));
@@ -23,8 +24,15 @@ export function readStateObject(path: string, flag: string): Record<string, unkn
   return v as Record<string, unknown>;
 }
 
-/** Writes a state file as one JSON line, under a temporary name renamed into place (never half written). */
+/**
+ * Writes a state file as one JSON line, under a temporary name renamed into place (never half written); a device or
+ * named pipe (`--state /dev/null`) is written in place, never replaced ({@link writtenInPlace}).
+ */
 export function writeStateAtomic(path: string, state: unknown): void {
+  if (writtenInPlace(path)) {
+    writeFileSync(path, JSON.stringify(state) + "\n");
+    return;
+  }
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileCreating(tmp, JSON.stringify(state) + "\n");
   renameSync(tmp, path);
