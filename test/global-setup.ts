@@ -1,7 +1,7 @@
 /**
  * Vitest global setup: the worker pool runs compiled JavaScript (`dist/engine/worker.js`), so a test of a
  * worker-isolated verifier would test yesterday's `dist/` after a source change. When any file under `src/` is newer
- * than the last build, build first (`tsc -p tsconfig.build.json`, as `npm run build`); `npm test` has just built, so
+ * than the last build, build first (`tsc -p tsconfig.build.json` and the CLI bundle, as `npm run build`); `npm test` has just built, so
  * there it costs one directory walk.
  */
 import { execFileSync } from "node:child_process";
@@ -35,5 +35,7 @@ export default function setup(): void {
     // tsc still emits on a type error; `npm run typecheck` reports it
     process.stderr.write("test/global-setup: the build reported type errors (dist/ was still written)\n");
   }
+  // the CLI bundle `bin/rewardkit.js` runs (else it falls back to the tree just compiled)
+  execFileSync(process.execPath, [join(ROOT, "scripts", "bundle-cli.mjs")], { cwd: ROOT, stdio: "inherit" });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { prng } from "../../core/prng.js";
 import { isUpper } from "../ifeval/python.js";
@@ -62,8 +62,10 @@ interface Model {
 let model: Model | undefined;
 function load(): Model {
   if (model) return model;
-  // the data sits beside this file's source; the same relative path works from src/ and from dist/
-  const file = new URL("../../../src/verifiers/language/data/langdetect-profiles.json.gz", import.meta.url);
+  // the data sits beside this file's source: three folders up from src/ and dist/, two from the CLI bundle
+  // (dist/bundle/), whose chunks hold this code
+  const rel = "src/verifiers/language/data/langdetect-profiles.json.gz";
+  const file = [`../../../${rel}`, `../../${rel}`].map((r) => new URL(r, import.meta.url)).find((u) => existsSync(u))!;
   const p = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as Profiles;
   const grams = p.grams.split("\n");
   const rows = new Map<string, number>();
