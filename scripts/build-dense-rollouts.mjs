@@ -11,36 +11,29 @@
 // - student_logprobs / policy_logprobs = the first folder's log-probs, teacher_logprobs / ref_logprobs = the second's;
 // - id = `<student file>#<k>~<teacher folder>`, group = the student's file.
 // Pairs where any generated token has a null log-prob are skipped.
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { snapshotFiles } from "./tgi-snapshots.mjs";
 
 const root = new URL("../test/fixtures/tgi-logprob-snapshots/__snapshots__/", import.meta.url);
 const out = new URL("../examples/data/dense-rollouts.jsonl", import.meta.url);
 
 const responses = [];
-for (const dir of readdirSync(root, { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
-  .sort()) {
-  for (const file of readdirSync(new URL(`${dir}/`, root))
-    .filter((n) => n.endsWith(".json"))
-    .sort()) {
-    const data = JSON.parse(readFileSync(new URL(`${dir}/${file}`, root), "utf8"));
-    (Array.isArray(data) ? data : [data]).forEach((it, k) => {
-      if (!it || typeof it !== "object" || !it.details || !Array.isArray(it.details.tokens)) return;
-      const d = it.details;
-      const prefill = Array.isArray(d.prefill) ? d.prefill : [];
-      responses.push({
-        dir,
-        file: `${dir}/${file.replace(/\.json$/, "")}`,
-        k,
-        text: it.generated_text,
-        key: JSON.stringify([prefill.map((p) => p.id), d.tokens.map((t) => t.id)]),
-        prompt: prefill.length > 1 ? prefill.map((p) => p.text).join("") : null,
-        ids: d.tokens.map((t) => t.id),
-        lps: d.tokens.map((t) => t.logprob),
-      });
+for (const { dir, file, items } of snapshotFiles(root)) {
+  items.forEach((it, k) => {
+    if (!it || typeof it !== "object" || !it.details || !Array.isArray(it.details.tokens)) return;
+    const d = it.details;
+    const prefill = Array.isArray(d.prefill) ? d.prefill : [];
+    responses.push({
+      dir,
+      file: `${dir}/${file.replace(/\.json$/, "")}`,
+      k,
+      text: it.generated_text,
+      key: JSON.stringify([prefill.map((p) => p.id), d.tokens.map((t) => t.id)]),
+      prompt: prefill.length > 1 ? prefill.map((p) => p.text).join("") : null,
+      ids: d.tokens.map((t) => t.id),
+      lps: d.tokens.map((t) => t.logprob),
     });
-  }
+  });
 }
 const rows = [];
 const seen = new Set();
