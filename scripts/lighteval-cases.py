@@ -11,7 +11,10 @@ value as a boolean, the test function (`source`), its line, and the non-default 
 The development / evaluation `split` is by test function (SPLIT below), fixed before any case was scored.
 `rewardkit_differs` (a documented policy difference) and `rewardkit_miss` (a known gap) come from NOTES below.
 
-    python3 scripts/lighteval-cases.py [/work/.mirror/huggingface+lighteval/repo] [commit]
+    python3 scripts/lighteval-cases.py [lighteval git dir] [commit]
+
+The git dir defaults to `../.mirror/huggingface+lighteval/repo` beside the checkout (where the `fetch` tool puts a
+mirror of huggingface/lighteval), or LIGHTEVAL_MIRROR.
 """
 
 import ast
@@ -20,7 +23,11 @@ import os
 import subprocess
 import sys
 
-REPO = sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror/huggingface+lighteval/repo"
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+DEFAULT_REPO = os.environ.get(
+    "LIGHTEVAL_MIRROR", os.path.join(ROOT, "..", ".mirror", "huggingface+lighteval", "repo")
+)
+REPO = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_REPO
 COMMIT = sys.argv[2] if len(sys.argv) > 2 else "3fd15266bc8448b797e61462d293aa3fd40b3580"
 PATH = "tests/unit/metrics/test_extractive_match.py"
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "test", "fixtures")
