@@ -220,6 +220,45 @@ async function shareThrough(makeStore: () => Promise<Store>): Promise<void> {
   }
 }
 
+describe("a slow store", () => {
+  it("record updates this process at once; reads wait for the store's merges; shutdown-style settled() too", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "s.yaml"), SPEC);
+    const spec = { ...loadSpec(join(dir, "s.yaml")), hash: `h${randomBytes(4).toString("hex")}` };
+    const store = new MemoryStore();
+    let answered = 0;
+    const merge = store.statsMerge.bind(store);
+    // every merge answers 100 ms late, as a remote store under load would
+    store.statsMerge = (...a: Parameters<MemoryStore["statsMerge"]>) =>
+      new Promise<void>((r) => setTimeout(r, 100)).then(() => merge(...a)).then(() => void answered++);
+    const t = new CurriculumTracker(spec);
+    t.share(new StoreGuard(store));
+    const groups = scoredGroups(
+      ["exact"],
+      rollouts(1).map((r) => ({
+        id: r.id as string,
+        group: r.group as string,
+        ...(r.prompt_id ? { promptId: r.prompt_id as string } : {}),
+        step: 1,
+        reward: r.completion === "a" ? 1 : 0,
+        scores: [r.completion === "a" ? 1 : 0],
+        advantage: 0,
+      })),
+    );
+    const pending = t.record(groups);
+    // this process's table has every prompt before any store answer (what the server answers from)
+    expect(answered).toBe(0);
+    expect(t.table.entries().length).toBe(new Set(groups.map((g) => g.key)).size);
+    // a read waits for the merges, so it sees them in the store's statistics
+    const rows = await t.rows("success-guided");
+    expect(answered).toBe(groups.length);
+    const attempts = rows.reduce((n, r) => n + (r.attempts as number), 0);
+    expect(attempts).toBe(groups.reduce((n, g) => n + g.rewards.length, 0));
+    await pending;
+    await t.settled();
+  });
+});
+
 describe("replicas share the statistics through the store", () => {
   it("on the in-process MemoryStore", async () => {
     const shared = new MemoryStore();

@@ -38,6 +38,8 @@ export class CurriculumTracker {
   readonly names: readonly string[];
   private readonly thresholds: Thresholds;
   private fleet: FleetStats | undefined;
+  /** Store merges not yet answered (read before the fleet's statistics are). */
+  private readonly merging = new Set<Promise<void>>();
 
   constructor(readonly spec: CurriculumSpec) {
     const o = spec.curriculum;
@@ -62,9 +64,11 @@ export class CurriculumTracker {
 
   /**
    * Records a batch's groups: each group's statistics merge into its prompt's (here and, when shared, in the store),
-   * and groups with signal that the filter kept (`keep`, default all) are offered to the replay buffer.
+   * and groups with signal that the filter kept (`keep`, default all) are offered to the replay buffer. This
+   * process's table and the replay buffer are updated before it returns its promise; the promise settles when the
+   * store has the merges too (a server does not wait for that: {@link prompts} does).
    */
-  async record(groups: readonly ScoredGroup[], keep?: readonly boolean[]): Promise<void> {
+  record(groups: readonly ScoredGroup[], keep?: readonly boolean[]): Promise<void> {
     const merges: Array<Promise<boolean>> = [];
     for (const [i, g] of groups.entries()) {
       const s = groupStats(g, this.thresholds);
@@ -79,11 +83,26 @@ export class CurriculumTracker {
         rollouts: g.rollouts,
       });
     }
-    await Promise.all(merges);
+    if (merges.length === 0) return Promise.resolve();
+    // the store's guard turns a failure into `false`: nothing here rejects
+    const done = Promise.all(merges).then(() => {
+      this.merging.delete(done);
+    });
+    this.merging.add(done);
+    return done;
   }
 
-  /** Every prompt's statistics: the fleet's when shared and the store answers, else this process's. */
+  /** Resolves once every store merge started so far has been answered (or failed: the guard's fallback). */
+  async settled(): Promise<void> {
+    if (this.merging.size > 0) await Promise.all(this.merging);
+  }
+
+  /**
+   * Every prompt's statistics: the fleet's when shared and the store answers (after this process's own merges still
+   * on their way), else this process's.
+   */
   async prompts(): Promise<Array<[string, PromptStats]>> {
+    await this.settled();
     return (await this.fleet?.read()) ?? this.table.entries();
   }
 

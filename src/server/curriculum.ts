@@ -25,15 +25,16 @@ const SAVE_INTERVAL_MS = 1000;
 /**
  * Records a scored batch: its rollouts gathered into groups (the request's part of each group), `filter: dapo`
  * applied (dropped groups' advantages set to NaN in `advantages`), the groups recorded. Rollouts answered with an
- * error (`problems`) are left out. @returns the filter's report when the spec has one.
+ * error (`problems`) are left out. The statistics are in this process's table on return; the store's merges follow
+ * (see `CurriculumTracker.record`). @returns the filter's report when the spec has one.
  */
-export async function recordBatch(
+export function recordBatch(
   ctx: ServerContext,
   rollouts: readonly Rollout[],
   scores: readonly RolloutScore[],
   advantages: Float64Array,
   problems: ReadonlyArray<string | undefined>,
-): Promise<DapoReport | undefined> {
+): DapoReport | undefined {
   const cur = ctx.curriculum;
   if (!cur) return undefined;
   const idx: number[] = [];
@@ -65,7 +66,8 @@ export async function recordBatch(
     const dropped = new Set(filter.report.dropped_groups);
     for (const k of idx) if (dropped.has(rollouts[k]!.group)) advantages[k] = NaN;
   }
-  await cur.record(groups, filter?.keep);
+  // the store's merges go on after the answer (the request does not wait for a store round trip per group)
+  void cur.record(groups, filter?.keep);
   ctx.stateDirty = true;
   return filter?.report;
 }

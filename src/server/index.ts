@@ -190,6 +190,7 @@ export async function startServer(
       process.stderr.write(`rewardkit serve: warning: --state ${options.statePath}: ${(e as Error).message}\n`);
     }
     await scorer.close();
+    await ctx.curriculum?.settled(); // the statistics' last merges reach the store before it closes
     unwatch?.();
     await store?.store.close();
     return finished;

@@ -124,7 +124,7 @@ export async function scoreRollouts(
     else evicted = r.message;
   }
   if (evicted !== undefined) throw new GroupsEvicted(evicted);
-  const filter = await recordBatch(ctx, rollouts, scores, advantages, problems);
+  const filter = recordBatch(ctx, rollouts, scores, advantages, problems);
   m.rolloutsScored.inc({}, n);
   for (const s of scores) {
     for (let k = 0; k < s.results.length; k++) {
