@@ -252,7 +252,7 @@ describe("a slow store", () => {
     // a read waits for the merges, so it sees them in the store's statistics
     const rows = await t.rows("success-guided");
     expect(answered).toBe(groups.length);
-    const attempts = rows.reduce((n, r) => n + (r.attempts), 0);
+    const attempts = rows.reduce((n, r) => n + r.attempts, 0);
     expect(attempts).toBe(groups.reduce((n, g) => n + g.rewards.length, 0));
     await pending;
     await t.settled();
