@@ -66,7 +66,6 @@ export interface Summary {
   rolloutsPerSecond: number;
 }
 
-/** Accumulates a summary while rollouts stream by; only counters and running moments are kept. */
 /** The summary's `reward` block: mean, std, min and max of the non-null rewards (6 decimals; null when none). */
 export function rewardStats(r: RunningStats, nullCount: number): Summary["reward"] {
   return {
@@ -92,6 +91,7 @@ export interface SummarySpec {
   advantage: { estimator: { name: string } };
 }
 
+/** Accumulates a summary while rollouts stream by; only counters and running moments are kept. */
 export class SummaryBuilder {
   private count = 0;
   private readonly reward = new RunningStats();

@@ -10,6 +10,12 @@ import type { AdvantagePlan, ScoredRow } from "./scored-rows.js";
 export { rolloutLength } from "./scored-rows.js";
 
 /**
+ * Each compiled spec's advantage plan, made once: the server builds an {@link AdvantageBatch} per request, and for a
+ * one-rollout request resolving the plan again cost more than the estimator.
+ */
+const plans = new WeakMap<CompiledSpec, { plan: AdvantagePlan; names: string[] }>();
+
+/**
  * The score job's advantage step (`rewardkit score`, `/v1/score`, `scoreBatch`): feeds each scored rollout — reward,
  * group, the per-component scores, its response length and, for `stratified`, its stratum key — into the one
  * scored-rows collector ({@link ScoredRows}) with the spec's plan, then computes the advantages of the whole batch.
@@ -19,12 +25,6 @@ export { rolloutLength } from "./scored-rows.js";
  * reward (weight ≠ 0) with the spec's weights; the `advantage:` block's own `components` / `weights` override that.
  * Under `onUnscorable: zero` an unscorable component is the 0 the reward counted it as.
  */
-/**
- * Each compiled spec's advantage plan, made once: the server builds an {@link AdvantageBatch} per request, and for a
- * one-rollout request resolving the plan again cost more than the estimator.
- */
-const plans = new WeakMap<CompiledSpec, { plan: AdvantagePlan; names: string[] }>();
-
 export class AdvantageBatch {
   private readonly rows: ScoredRows;
 
