@@ -5,7 +5,9 @@
  * with the server's RSS before and after.
  *
  * Run:  npm run build && npm run bench:server            (from the repository root)
- * Options (env): BENCH_SECONDS=5 (per cell), BENCH_TOTAL=1000000 (rollouts in the RSS run; 0 skips it).
+ * Options (env): BENCH_SECONDS=5 (per cell), BENCH_WARMUP=2 (unmeasured seconds before each cell, at that cell's
+ * batch size and concurrency: the steady state is timed, not the JIT's first seconds), BENCH_TOTAL=1000000 (rollouts
+ * in the RSS run; 0 skips it).
  * BENCH_SMOKE=1 (test/bench-smoke.test.ts): one request of 64 math rollouts over HTTP and the same rollouts through
  * the in-process engine (the baseline's side); the last line is `smoke: agree (…)` when every reward and advantage is
  * the same on both sides, else `smoke: DISAGREE (…)` and exit 1. No speed is judged.
@@ -25,6 +27,7 @@ import { mathRows, request, ROOT, startServer, tag } from "./server-common.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 1_000_000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 let rssLine = "";
 
 const rows = mathRows();
@@ -168,6 +171,9 @@ for (const [name, specPath] of Object.entries(SPECS)) {
       [1, 16],
       [256, 4],
     ]) {
+      // unmeasured, at this cell's own shape: the JIT tiers up the code a request shape runs (the per-request
+      // path at batch 1, the per-rollout loops at 256) before the steady state a training run meets is timed
+      await load(agent, port, tpls, batch, inflight, { seconds: WARMUP });
       const c0 = cpuSeconds(child.pid);
       const r = await load(agent, port, tpls, batch, inflight, { seconds: SECONDS });
       const cpu = cpuSeconds(child.pid) - c0;

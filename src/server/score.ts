@@ -10,6 +10,7 @@ import type { HeldAnswer } from "./held-groups.js";
 import { heldKey } from "./held-groups.js";
 import type { ServerContext } from "./context.js";
 import { recordBatch } from "./curriculum.js";
+import { nextTurn } from "./turn.js";
 import type { DapoReport } from "../curriculum/dapo.js";
 
 /** Scores of admitted rollouts in input order, and advantages, shape [n] (NaN: none). */
@@ -70,6 +71,8 @@ export async function scoreRollouts(
   settled: () => void = () => {},
   onHold: () => void = () => {},
 ): Promise<ScoredBatch> {
+  // the requests read in this poll phase are scored together (src/server/turn.ts)
+  await nextTurn();
   const n = rollouts.length;
   const held = heldOf(ctx, rollouts);
   if (held.length > 0) {
