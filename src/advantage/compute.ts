@@ -77,28 +77,83 @@ function toF64(xs: ArrayLike<number | null>, slot: number): Float64Array {
 
 /**
  * Group index from keys (compared as strings: 1 and "1" are one group), dense ids in order of first appearance.
- * A run of equal keys costs one comparison per rollout, not a hash lookup; when every group's rollouts are
- * contiguous the index is built in the same pass (no counting sort).
+ * A run of equal keys costs one comparison per rollout, not a hash lookup. When every group's rollouts are
+ * contiguous (the usual batch), the index is the runs themselves: one pass finds where runs start, a second hashes
+ * one key per run into a table sized for that count to prove that no key starts two runs. Otherwise a key comes
+ * back after another one and the general index is built ({@link buildGroupIndex}, a counting sort).
  */
 export function groupIndexOf(keys: ArrayLike<string | number>): GroupIndex {
   const n = keys.length;
-  const ids = new StringIds(Math.min(n, 1024));
-  // group starts in a typed array (untouched pages of it cost nothing), not a growing JS array: the JS heap garbage
-  // of a million-rollout call would make the collector walk the caller's own big arrays
-  const starts = new Int32Array(n + 1);
+  // run starts in a typed array kept between calls (a fresh 4 MB one per million-rollout call cost its page faults),
+  // not a growing JS array: the JS heap garbage of a million-rollout call makes the collector walk the caller's arrays
+  if (startsScratch.length < n + 1) startsScratch = new Int32Array(Math.max(n + 1, 2 * startsScratch.length));
+  const starts = startsScratch;
   let count = 0;
   let prev: string | number | undefined;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
     if (k === prev) continue;
-    const seen = ids.size;
-    ids.idOf(typeof k === "string" ? k : String(k));
-    if (ids.size === seen) return buildGroupIndex(denseIds(keys)); // a key seen before, after another one: not contiguous
     starts[count++] = i;
     prev = k;
   }
+  if (!distinctRuns(keys, starts, count)) return buildGroupIndex(denseIds(keys));
   starts[count] = n;
   return { order: identityOrder(n), offsets: starts.slice(0, count + 1), count, identity: true };
+}
+
+/**
+ * Whether the keys at `starts[0..count)` are distinct as strings: FNV-1a hashes in an open-addressing table of at
+ * least twice `count` slots (sized once: no regrowth), strings compared only when hashes are equal.
+ */
+function distinctRuns(keys: ArrayLike<string | number>, starts: Int32Array, count: number): boolean {
+  let size = 16;
+  while (size < 2 * count) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size); // run + 1; 0 = empty
+  const hashes = new Int32Array(count);
+  for (let g = 0; g < count; g++) {
+    const k = keys[starts[g]!]!;
+    const h = typeof k === "number" && Number.isSafeInteger(k) ? fnvOfInteger(k) : fnvOf(String(k));
+    hashes[g] = h;
+    let slot = h & mask;
+    for (;;) {
+      const e = table[slot]!;
+      if (e === 0) {
+        table[slot] = g + 1;
+        break;
+      }
+      if (hashes[e - 1] === h && String(keys[starts[e - 1]!]!) === String(k)) return false;
+      slot = (slot + 1) & mask;
+    }
+  }
+  return true;
+}
+
+/** Group starts of {@link groupIndexOf}, grown to the largest batch seen; the index gets a copy of its part. */
+let startsScratch = new Int32Array(0);
+
+/** 32-bit FNV-1a of a string's UTF-16 code units (the hash of {@link StringIds}). */
+function fnvOf(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+const digits = new Uint8Array(20);
+/** {@link fnvOf} of `String(k)` for a safe integer, without making the string (a batch keyed by numeric ids). */
+function fnvOfInteger(k: number): number {
+  let h = 0x811c9dc5;
+  if (k < 0) {
+    h = Math.imul(h ^ 45 /* - */, 0x01000193);
+    k = -k;
+  }
+  let d = 0;
+  do {
+    digits[d++] = 48 + (k % 10);
+    k = Math.floor(k / 10);
+  } while (k > 0);
+  while (d > 0) h = Math.imul(h ^ digits[--d]!, 0x01000193);
+  return h;
 }
 
 let identity = new Int32Array(0);

@@ -297,6 +297,17 @@ describe("advantages(): group keys", () => {
       offsets: Int32Array.from([0, 2, 3, 5]),
     });
     expect(groupIndexOf(["x", "y", "x"]).count).toBe(2);
+    // numeric keys are hashed from their digits without making strings: the same groups as their string forms
+    const numeric = [7, 7, -12, -12, 0, -0, 1e15, 1e15, 3.5, 3.5, 123456789];
+    expect(groupIndexOf(numeric)).toMatchObject({ count: 6, offsets: Int32Array.from([0, 2, 4, 6, 8, 10, 11]) });
+    // a number run and a string run of the same key are one group, not two (`3` then `"3"`, after another key)
+    const mixed = groupIndexOf([3, 3, "x", "3", -5, "-5"]);
+    expect(mixed.count).toBe(3);
+    expect(Array.from(mixed.order.subarray(mixed.offsets[0], mixed.offsets[1]))).toEqual([0, 1, 3]);
+    // contiguous runs in a big batch: the run table holds every key once, and a repeat far apart is caught
+    const big = Array.from({ length: 40_000 }, (_, i) => `prompt-${Math.floor(i / 16)}`);
+    expect(groupIndexOf(big)).toMatchObject({ count: 2500, identity: true });
+    expect(groupIndexOf([...big, "prompt-0"]).count).toBe(2500);
     const ids = new StringIds();
     const keys = Array.from({ length: 5000 }, (_, i) => `k${i % 1234}`);
     expect(keys.map((k) => ids.idOf(k))).toEqual(keys.map((_, i) => i % 1234));
