@@ -131,6 +131,12 @@ function hasKey(lower: string, key: string): boolean {
   return false;
 }
 
+/** Whether `lower` contains one of `keys`. */
+function hasAnyKey(lower: string, keys: readonly string[]): boolean {
+  for (const k of keys) if (hasKey(lower, k)) return true;
+  return false;
+}
+
 /** One anchor found in a text: where it starts and where its answer starts. */
 export interface AnchorHit {
   index: number;
@@ -145,12 +151,12 @@ export interface AnchorHit {
  */
 export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy>, keep = 8, from = 0): AnchorHit[] {
   const hits: AnchorHit[] = [];
+  // the keys are looked for in the searched part only: a hit at or after `from` holds its key there
   let lower: string | undefined;
   for (const a of ANCHORS) {
     if (!strategies.has(a.strategy)) continue;
-    lower ??= text.toLowerCase();
-    const l = lower;
-    if (!a.keys.some((k) => hasKey(l, k))) continue;
+    lower ??= (from > 0 ? text.slice(from) : text).toLowerCase();
+    if (!hasAnyKey(lower, a.keys)) continue;
     const last: AnchorHit[] = []; // the last `keep` hits of this pattern
     // no anchor matches a backslash, so no hit before `from` (a box's start) overlaps one after it: scanning from
     // there finds exactly the full scan's hits at or after `from`

@@ -239,6 +239,7 @@ function stripPercent(s: string): { s: string; pct: boolean } {
 }
 
 const BALANCED_RE = /[{}()[\]]/g;
+const BRACKET_RE = /[{}()[\]]/;
 /**
  * Two binary operators in a row, or one that starts the answer (`3 + * 4`, `+ * /`, `* 2`): not an expression.
  * (A trailing operator is left alone: a unit dropped by normalization leaves `3.033/` of `3.033 \mathrm{km}/\mathrm{hr}`.)
@@ -250,6 +251,7 @@ const BROKEN_RE = /[+*/^=]\s*[+*/^=]|^\s*[*/^=]/;
  */
 function wellFormed(s: string): boolean {
   if (BROKEN_RE.test(s)) return false;
+  if (!BRACKET_RE.test(s)) return true; // no bracket to balance
   let d = 0;
   for (const m of s.matchAll(BALANCED_RE)) {
     d += m[0] === "{" || m[0] === "(" || m[0] === "[" ? 1 : -1;
