@@ -114,12 +114,15 @@ function probe(key: string): string {
 }
 
 const PROBES = new Map<string, string>();
+/** Up to this length a text is searched for a key directly. */
+const SHORT = 256;
 
 /**
  * Whether `lower` contains `key`, found from the occurrences of the key's rarest character: a one-character
  * search is fast on any text, where a search for `answer` in `aaaa…` or `a:` in `a a a …` is not.
  */
 function hasKey(lower: string, key: string): boolean {
+  if (lower.length <= SHORT) return lower.includes(key); // the text after a final box, usually
   let p = PROBES.get(key);
   if (p === undefined) {
     p = probe(key);
