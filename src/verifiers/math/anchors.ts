@@ -134,6 +134,15 @@ function hasKey(lower: string, key: string): boolean {
   return false;
 }
 
+/** Every key of every anchor, as one regex. */
+let anyKeyRe: RegExp | undefined;
+function anyKey(): RegExp {
+  anyKeyRe ??= new RegExp(
+    [...new Set(ANCHORS.flatMap((a) => a.keys))].map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+  );
+  return anyKeyRe;
+}
+
 /** Whether `lower` contains one of `keys`. */
 function hasAnyKey(lower: string, keys: readonly string[]): boolean {
   for (const k of keys) if (hasKey(lower, k)) return true;
@@ -158,7 +167,11 @@ export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy
   let lower: string | undefined;
   for (const a of ANCHORS) {
     if (!strategies.has(a.strategy)) continue;
-    lower ??= (from > 0 ? text.slice(from) : text).toLowerCase();
+    if (lower === undefined) {
+      lower = (from > 0 ? text.slice(from) : text).toLowerCase();
+      // a short text (the rest of a text after its last box, usually) without any key: no anchor, one search
+      if (lower.length <= SHORT && !anyKey().test(lower)) return hits;
+    }
     if (!hasAnyKey(lower, a.keys)) continue;
     const last: AnchorHit[] = []; // the last `keep` hits of this pattern
     // no anchor matches a backslash, so no hit before `from` (a box's start) overlaps one after it: scanning from

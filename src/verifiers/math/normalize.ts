@@ -154,8 +154,8 @@ function unbox(s: string): string {
   return t;
 }
 
-/** An integer or a decimal, signed or not, and nothing else. */
-const PLAIN_NUMBER_RE = /^-?\d+(?:\.\d+)?$/;
+/** An integer, a decimal or a fraction `\frac{1}{9}`, signed or not, and nothing else. */
+const PLAIN_NUMBER_RE = /^-?(?:\d+(?:\.\d+)?|\\frac\{\d+\}\{\d+\})$/;
 
 /**
  * Normalizes one answer string (already extracted). Pure, linear-ish in the input length.
@@ -166,7 +166,7 @@ const PLAIN_NUMBER_RE = /^-?\d+(?:\.\d+)?$/;
  * @example normalizeAnswer("\\text{Monday}") // { s: "Monday", text: true }
  */
 export function normalizeAnswer(input: string): Normalized {
-  // A plain number (`42`, `-3.5`, most answers) is its own normalization: no step below changes it.
+  // A plain number (`42`, `-3.5`, `\frac{1}{9}`: most answers) is its own normalization: no step below changes it.
   if (PLAIN_NUMBER_RE.test(input)) return { s: input, text: false };
   // Runs of whitespace collapse first: later patterns then never backtrack over long blank runs.
   let s = unicodeToLatex(input).replace(/\s+/g, " ").trim();
