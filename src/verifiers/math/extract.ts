@@ -163,9 +163,15 @@ export function firstBoxed(text: string): string | null {
   return allBoxed(text)[0]?.inner ?? null;
 }
 
+/** How a span {@link stripDelimiters} changes starts (`*`, `$`, `\(`, `\[`) or ends (`*`, punctuation). */
+const EDGE_FIRST = "*$\\";
+const EDGE_LAST = "*.;,:\u3002\uff0c\uff1b";
+
 /** Strips math delimiters and trailing punctuation around an extracted span. */
 export function stripDelimiters(s: string): string {
   let t = s.trim();
+  // nothing to strip at either end (`420`, `x+1`): the loop below would leave it as it is
+  if (t !== "" && !EDGE_FIRST.includes(t[0] as string) && !EDGE_LAST.includes(t[t.length - 1] as string)) return t;
   for (let guard = 0; guard < 4; guard++) {
     const before = t;
     t = t.replace(/^\*+|\*+$/g, "").trim();
@@ -339,8 +345,15 @@ function readAnchor(text: string, hit: AnchorHit): string | null {
  */
 function anchoredGroup(text: string, group: ReadonlySet<ExtractStrategy>, pick: BoxedPick): Extracted | null {
   const spans = group.has("boxed") ? allBoxed(text) : [];
-  const boxes = spans.map((b) => stripDelimiters(b.inner)).filter((b) => b !== "");
-  const lastBox = [...spans].reverse().find((b) => stripDelimiters(b.inner) !== "");
+  // the boxes' answers (the empty ones left out) and the last box with an answer
+  const boxes: string[] = [];
+  let lastBox: BoxedSpan | undefined;
+  for (const b of spans) {
+    const answer = stripDelimiters(b.inner);
+    if (answer === "") continue;
+    boxes.push(answer);
+    lastBox = b;
+  }
   if (pick === "first" && boxes.length > 0) return { answer: boxes[0] as string, strategy: "boxed", boxed: boxes };
   // only anchors stated after the last box can win over it: the text before it is not searched for them
   const hits = anchorHits(text, group, 8, lastBox ? lastBox.start + 1 : 0);
