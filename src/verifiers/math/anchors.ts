@@ -114,12 +114,15 @@ function probe(key: string): string {
 }
 
 const PROBES = new Map<string, string>();
+/** Up to this length a text is searched for a key directly. */
+const SHORT = 256;
 
 /**
  * Whether `lower` contains `key`, found from the occurrences of the key's rarest character: a one-character
  * search is fast on any text, where a search for `answer` in `aaaa…` or `a:` in `a a a …` is not.
  */
 function hasKey(lower: string, key: string): boolean {
+  if (lower.length <= SHORT) return lower.includes(key); // the text after a final box, usually
   let p = PROBES.get(key);
   if (p === undefined) {
     p = probe(key);
@@ -128,6 +131,21 @@ function hasKey(lower: string, key: string): boolean {
   const off = key.indexOf(p);
   for (let i = lower.indexOf(p, off); i >= 0; i = lower.indexOf(p, i + 1))
     if (lower.startsWith(key, i - off)) return true;
+  return false;
+}
+
+/** Every key of every anchor, as one regex. */
+let anyKeyRe: RegExp | undefined;
+function anyKey(): RegExp {
+  anyKeyRe ??= new RegExp(
+    [...new Set(ANCHORS.flatMap((a) => a.keys))].map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+  );
+  return anyKeyRe;
+}
+
+/** Whether `lower` contains one of `keys`. */
+function hasAnyKey(lower: string, keys: readonly string[]): boolean {
+  for (const k of keys) if (hasKey(lower, k)) return true;
   return false;
 }
 
@@ -145,12 +163,16 @@ export interface AnchorHit {
  */
 export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy>, keep = 8, from = 0): AnchorHit[] {
   const hits: AnchorHit[] = [];
+  // the keys are looked for in the searched part only: a hit at or after `from` holds its key there
   let lower: string | undefined;
   for (const a of ANCHORS) {
     if (!strategies.has(a.strategy)) continue;
-    lower ??= text.toLowerCase();
-    const l = lower;
-    if (!a.keys.some((k) => hasKey(l, k))) continue;
+    if (lower === undefined) {
+      lower = (from > 0 ? text.slice(from) : text).toLowerCase();
+      // a short text (the rest of a text after its last box, usually) without any key: no anchor, one search
+      if (lower.length <= SHORT && !anyKey().test(lower)) return hits;
+    }
+    if (!hasAnyKey(lower, a.keys)) continue;
     const last: AnchorHit[] = []; // the last `keep` hits of this pattern
     // no anchor matches a backslash, so no hit before `from` (a box's start) overlaps one after it: scanning from
     // there finds exactly the full scan's hits at or after `from`

@@ -239,6 +239,7 @@ function stripPercent(s: string): { s: string; pct: boolean } {
 }
 
 const BALANCED_RE = /[{}()[\]]/g;
+const BRACKET_RE = /[{}()[\]]/;
 /**
  * Two binary operators in a row, or one that starts the answer (`3 + * 4`, `+ * /`, `* 2`): not an expression.
  * (A trailing operator is left alone: a unit dropped by normalization leaves `3.033/` of `3.033 \mathrm{km}/\mathrm{hr}`.)
@@ -250,6 +251,7 @@ const BROKEN_RE = /[+*/^=]\s*[+*/^=]|^\s*[*/^=]/;
  */
 function wellFormed(s: string): boolean {
   if (BROKEN_RE.test(s)) return false;
+  if (!BRACKET_RE.test(s)) return true; // no bracket to balance
   let d = 0;
   for (const m of s.matchAll(BALANCED_RE)) {
     d += m[0] === "{" || m[0] === "(" || m[0] === "[" ? 1 : -1;
@@ -293,6 +295,23 @@ function fastCompare(
 }
 
 const DECIMAL_RE = /^[-+]?\d*\.\d+%?$/;
+
+/** Two numbers compared as exact rationals (`fast.ts`), or `undefined` when one does not read as one. */
+function exactEq(
+  g: { s: string; pct: boolean },
+  p: { s: string; pct: boolean },
+  settings: CompareSettings,
+): Verdict | undefined {
+  const gf = fastEval(g.s, settings.maxBits);
+  const pf = fastEval(p.s, settings.maxBits);
+  if (gf.kind === "too-big" || pf.kind === "too-big") return { outcome: "undecidable", method: "fast" };
+  if (gf.kind === "ok" && pf.kind === "ok")
+    return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings, decimalPlaces(g.s)), method: "fast" };
+  return undefined;
+}
+
+/** An integer or a decimal, signed or not: no shape, assignment, unit or percent to read. */
+const PLAIN_NUMBER_RE = /^-?\d+(?:\.\d+)?$/;
 
 /** Compares two scalar (non-list) normalized answers. */
 function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdict {
@@ -359,11 +378,8 @@ function scalarEq(gold: string, pred: string, settings: CompareSettings): Verdic
   // Numbers.
   const g = stripPercent(gold);
   const p = stripPercent(pred);
-  const gf = fastEval(g.s, settings.maxBits);
-  const pf = fastEval(p.s, settings.maxBits);
-  if (gf.kind === "too-big" || pf.kind === "too-big") return { outcome: "undecidable", method: "fast" };
-  if (gf.kind === "ok" && pf.kind === "ok")
-    return { outcome: fastCompare(gf, pf, g.pct, p.pct, settings, decimalPlaces(g.s)), method: "fast" };
+  const exact = exactEq(g, p, settings);
+  if (exact !== undefined) return exact;
   // CAS (percent becomes a division by 100 on the percent side, per the percent policy).
   const goldPlaces = DECIMAL_RE.test(gold) && !DECIMAL_RE.test(pred) ? decimalPlaces(g.s) : null;
   // Two numbers with radicals or π whose values are far apart: the CAS would say `false` (apart.ts); not loaded.
@@ -512,6 +528,12 @@ export function compareAnswers(
   settings: CompareSettings,
 ): Verdict {
   if (gold === pred && wellFormed(gold)) return { outcome: true, method: "string" };
+  // two plain numbers (most wrong answers): every step below leaves them as they are and reaches the exact
+  // comparison of scalarEq's numbers
+  if (!goldText && !predText && PLAIN_NUMBER_RE.test(gold) && PLAIN_NUMBER_RE.test(pred)) {
+    const exact = exactEq({ s: gold, pct: false }, { s: pred, pct: false }, settings);
+    if (exact !== undefined) return exact;
+  }
   if (goldText || looksLikeText(gold)) {
     // `Monday, Tuesday` (or `Monday or Tuesday`) offered for the word answer `Monday`.
     if (!gold.includes(",") && splitTop(pred, ",").filter((x) => x.trim() !== "").length > 1)

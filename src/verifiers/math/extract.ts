@@ -40,6 +40,8 @@ export interface Extracted {
 }
 
 const BOX_RE = /\\(?:boxed|fbox)(?![a-zA-Z])/g;
+/** The answer of a brace-less box (`\boxed 5`): one token, up to whitespace, `$` or a closing delimiter. */
+const BARE_BOX_RE = /^[^\s$]+?(?=$|[\s$]|\\\)|\\\])/;
 
 /**
  * Reads a balanced `{...}` group starting at `open` (which must index a `{`).
@@ -78,45 +80,62 @@ export interface BoxedSpan {
  * so a 1 MB text of unclosed `\boxed{` costs one scan, not one scan per box.
  */
 export function allBoxed(text: string): BoxedSpan[] {
-  const starts: number[] = [];
-  for (const m of text.matchAll(BOX_RE)) starts.push(m.index);
-  if (starts.length === 0) return [];
-  // close[i] = index of the `}` matching the `{` at i (only for the braces right after a box command).
-  const wanted = new Map<number, number>(); // `{` index -> box start
+  BOX_RE.lastIndex = 0;
+  let m = BOX_RE.exec(text);
+  if (m === null) return [];
+  const first = m.index;
+  // the `{` right after each box command (blanks skipped), in increasing order, and the box's start
+  const opens: number[] = [];
+  const boxAt: number[] = [];
   const bareAt: number[] = [];
-  for (const start of starts) {
-    let i = start + (text.startsWith("\\boxed", start) ? 6 : 5);
+  for (; m !== null; m = BOX_RE.exec(text)) {
+    const start = m.index;
+    let i = start + m[0].length;
     const after = i;
-    while (i < text.length && (text[i] === " " || text[i] === "\t")) i++;
-    if (text[i] === "{") wanted.set(i, start);
-    else if (i > after) bareAt.push(i);
+    while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+    if (text.charCodeAt(i) === 123 /* { */) {
+      opens.push(i);
+      boxAt.push(start);
+    } else if (i > after) bareAt.push(i);
   }
   const spans: BoxedSpan[] = [];
+  // the open braces: the index in `opens` of a box's brace, -1 for another one
   const stack: number[] = [];
-  // a brace group opened after the first box closes where it closes whatever came before: start the scan there
-  for (let i = starts[0] as number; i < text.length; i++) {
+  let next = 0; // the next box brace to meet
+  let pending = 0; // box braces met and not closed yet
+  // a brace group opened after the first box closes where it closes whatever came before: start the scan there;
+  // once every box brace is closed, the rest of the text closes none of them: stop there
+  for (let i = first; i < text.length && (pending > 0 || next < opens.length); i++) {
     const c = text.charCodeAt(i);
     if (c === 92 /* \\ */) {
       i++;
       continue;
     }
-    if (c === 123 /* { */) stack.push(i);
-    else if (c === 125 /* } */) {
-      const open = stack.pop();
-      if (open === undefined) continue;
-      const start = wanted.get(open);
-      if (start !== undefined) {
-        const inner = text.slice(open + 1, i).trim();
-        if (inner !== "") spans.push({ inner, start, end: i + 1 });
-      }
+    if (c === 123 /* { */) {
+      while (next < opens.length && (opens[next] as number) < i) next++; // (never: a box brace is not escaped)
+      if (opens[next] === i) {
+        stack.push(next++);
+        pending++;
+      } else stack.push(-1);
+    } else if (c === 125 /* } */) {
+      const k = stack.pop();
+      if (k === undefined || k < 0) continue;
+      pending--;
+      const open = opens[k] as number;
+      const inner = text.slice(open + 1, i).trim();
+      if (inner !== "") spans.push({ inner, start: boxAt[k] as number, end: i + 1 });
     }
   }
   for (const i of bareAt) {
     // `\boxed 5`: one token, up to whitespace, `$` or a closing delimiter.
-    const m = /^[^\s$]+?(?=$|[\s$]|\\\)|\\\])/.exec(text.slice(i, i + 200));
-    if (m && m[0] !== "") spans.push({ inner: m[0], start: i, end: i + m[0].length });
+    const b = BARE_BOX_RE.exec(text.slice(i, i + 200));
+    if (b && b[0] !== "") spans.push({ inner: b[0], start: i, end: i + b[0].length });
   }
-  spans.sort((a, b) => a.start - b.start);
+  // in order of their starts (a box nested in a box closes first; the brace-less ones come last)
+  let sorted = true;
+  for (let k = 1; k < spans.length; k++)
+    if ((spans[k] as BoxedSpan).start < (spans[k - 1] as BoxedSpan).start) sorted = false;
+  if (!sorted) spans.sort((x, y) => x.start - y.start);
   // Drop boxes nested in an earlier (outer) box.
   const out: BoxedSpan[] = [];
   for (const sp of spans) {
@@ -144,9 +163,15 @@ export function firstBoxed(text: string): string | null {
   return allBoxed(text)[0]?.inner ?? null;
 }
 
+/** How a span {@link stripDelimiters} changes starts (`*`, `$`, `\(`, `\[`) or ends (`*`, punctuation). */
+const EDGE_FIRST = "*$\\";
+const EDGE_LAST = "*.;,:\u3002\uff0c\uff1b";
+
 /** Strips math delimiters and trailing punctuation around an extracted span. */
 export function stripDelimiters(s: string): string {
   let t = s.trim();
+  // nothing to strip at either end (`420`, `x+1`): the loop below would leave it as it is
+  if (t !== "" && !EDGE_FIRST.includes(t[0] as string) && !EDGE_LAST.includes(t[t.length - 1] as string)) return t;
   for (let guard = 0; guard < 4; guard++) {
     const before = t;
     t = t.replace(/^\*+|\*+$/g, "").trim();
@@ -320,8 +345,15 @@ function readAnchor(text: string, hit: AnchorHit): string | null {
  */
 function anchoredGroup(text: string, group: ReadonlySet<ExtractStrategy>, pick: BoxedPick): Extracted | null {
   const spans = group.has("boxed") ? allBoxed(text) : [];
-  const boxes = spans.map((b) => stripDelimiters(b.inner)).filter((b) => b !== "");
-  const lastBox = [...spans].reverse().find((b) => stripDelimiters(b.inner) !== "");
+  // the boxes' answers (the empty ones left out) and the last box with an answer
+  const boxes: string[] = [];
+  let lastBox: BoxedSpan | undefined;
+  for (const b of spans) {
+    const answer = stripDelimiters(b.inner);
+    if (answer === "") continue;
+    boxes.push(answer);
+    lastBox = b;
+  }
   if (pick === "first" && boxes.length > 0) return { answer: boxes[0] as string, strategy: "boxed", boxed: boxes };
   // only anchors stated after the last box can win over it: the text before it is not searched for them
   const hits = anchorHits(text, group, 8, lastBox ? lastBox.start + 1 : 0);

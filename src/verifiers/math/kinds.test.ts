@@ -171,6 +171,24 @@ describe("exclusions and lettered golds, unit by unit", () => {
     expect(maskExclusions("The answer is 5, not 6")).toBe("The answer is 5, not 6"); // values are the reader's
     expect(maskExclusions("This is not a number")).toBe("This is not a number"); // the article a
   });
+  it("blanks exclusions whose words the old keyword filter missed (never, neither, cant, não, …)", () => {
+    // [text, the exclusion blanked in it]
+    const cases: [string, string][] = [
+      ["The answer is C. It can never be A.", "never be A"],
+      ["neither A, the answer is D", "neither A"],
+      ["It cant be B; the answer is D", "It cant be B"],
+      ["A resposta é C, não é A", "não é A"],
+      ["Option B is out. The answer is C.", "Option B is out"],
+      ["La réponse est C au lieu de A", "au lieu de A"],
+      ["La respuesta es C en lugar de A", "en lugar de A"],
+      ["La réponse est C plutôt que (B)", "plutôt que (B)"],
+    ];
+    for (const [t, excluded] of cases)
+      expect(maskExclusions(t), t).toBe(t.replace(excluded, " ".repeat(excluded.length)));
+    // an option letter near a negation that is not an exclusion is left alone
+    for (const t of ["It is not clear yet. A is 5.", "Point A is not on the line", "no, A = 5", "Note A"])
+      expect(maskExclusions(t), t).toBe(t);
+  });
   it("reads a gold option with its text, and nothing else", () => {
     expect(letteredGold("(D) Alina")).toEqual({ letter: "D", text: "Alina" });
     expect(letteredGold("C Cecile")).toEqual({ letter: "C", text: "Cecile" });

@@ -117,8 +117,13 @@ function trimPunctuation(s: string): string {
   return s.slice(start, end);
 }
 
+/** Every character {@link UNICODE} replaces: a string without any is left as it is. */
+const UNICODE_ANY =
+  /[\u2212\u2013\u2014\u2012\u00d7\u00b7\u22c5\u03c0\u221e\u00b1\u2213\u2264\u2265\u2260\u222a\u2229\u221a\u00b0\u00a0\uff0c\u2248\u00b2\u00b3]/;
+
 function unicodeToLatex(s: string): string {
   let t = halfWidth(s);
+  if (!UNICODE_ANY.test(t)) return t;
   for (const [re, rep] of UNICODE) t = t.replace(re, rep);
   return t;
 }
@@ -149,6 +154,9 @@ function unbox(s: string): string {
   return t;
 }
 
+/** An integer, a decimal or a fraction `\frac{1}{9}`, signed or not, and nothing else. */
+const PLAIN_NUMBER_RE = /^-?(?:\d+(?:\.\d+)?|\\frac\{\d+\}\{\d+\})$/;
+
 /**
  * Normalizes one answer string (already extracted). Pure, linear-ish in the input length.
  *
@@ -158,6 +166,8 @@ function unbox(s: string): string {
  * @example normalizeAnswer("\\text{Monday}") // { s: "Monday", text: true }
  */
 export function normalizeAnswer(input: string): Normalized {
+  // A plain number (`42`, `-3.5`, `\frac{1}{9}`: most answers) is its own normalization: no step below changes it.
+  if (PLAIN_NUMBER_RE.test(input)) return { s: input, text: false };
   // Runs of whitespace collapse first: later patterns then never backtrack over long blank runs.
   let s = unicodeToLatex(input).replace(/\s+/g, " ").trim();
   s = unbox(s);

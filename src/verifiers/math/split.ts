@@ -1,5 +1,6 @@
 /** Splits `s` at top-level occurrences of `sep` (outside (), [], {}, \{\} and \begin..\end). */
 export function splitTop(s: string, sep: string): string[] {
+  if (!s.includes(sep)) return [s]; // most calls: nothing to split (and no loop to run)
   const out: string[] = [];
   let depth = 0;
   let env = 0;
