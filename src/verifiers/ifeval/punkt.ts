@@ -1,4 +1,4 @@
-import raw from "./data/punkt-english.json" with { type: "json" };
+import { existsSync, readFileSync } from "node:fs";
 import { NS, S, W, rstrip, isLower, isUpper } from "./python.js";
 
 /**
@@ -32,7 +32,13 @@ const ORTHO_LC = ORTHO_BEG_LC + ORTHO_MID_LC + ORTHO_UNK_LC;
 let params: { abbrev: Set<string>; colloc: Set<string>; starters: Set<string>; ortho: Map<string, number> } | undefined;
 function model(): NonNullable<typeof params> {
   if (!params) {
-    const p = raw as unknown as PunktParams;
+    // read on first use, not imported: a 361 KB object literal parsed and built at every process start (it sat in
+    // the CLI bundle's main chunk) cost each `rewardkit score` run its parse and a larger heap to collect, IFEval
+    // spec or not. The file sits beside this source: three folders up from src/ and dist/, two from the CLI bundle.
+    const rel = "src/verifiers/ifeval/data/punkt-english.json";
+    const file = [`../../../${rel}`, `../../${rel}`].map((r) => new URL(r, import.meta.url)).find((u) => existsSync(u));
+    if (file === undefined) throw new Error(`the Punkt model ${rel} is missing from this installation`);
+    const p = JSON.parse(readFileSync(file, "utf8")) as PunktParams;
     params = {
       abbrev: new Set(p.abbrevTypes),
       colloc: new Set(p.collocations.map(([a, b]) => `${a}\u0000${b}`)),

@@ -1,5 +1,5 @@
-import { Ajv } from "ajv";
-import type { ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv as AjvClass, ValidateFunction } from "ajv";
 import { z } from "zod";
 import { ok, unscorable } from "../../core/types.js";
 import type { VerifierDefinition } from "../types.js";
@@ -78,6 +78,14 @@ function isJsonSchema(s: unknown): boolean {
  * Example: reference `[{"area": {"base": [10], "unit": ["cm", ""]}}]`, completion `[area(base=10)]` → 1;
  * `[area(base=10.5)]` → 0 (`value_error:others`); `[area(base=10), area(base=10)]` → 0 (wrong count).
  */
+/**
+ * Ajv's class, loaded on first use: imported statically it was loaded (and its ~80 CommonJS files compiled) by every
+ * `rewardkit` process, tool calls or not; 30 ms of a short `rewardkit score` run.
+ */
+function loadAjv(): typeof AjvClass {
+  return (createRequire(import.meta.url)("ajv") as { Ajv: typeof AjvClass }).Ajv;
+}
+
 export const toolCallVerifier: VerifierDefinition<ToolCallOptions> = {
   type: "tool-call",
   summary: "1 if the completion's tool calls match the acceptable calls (BFCL AST rules), else 0",
@@ -86,14 +94,19 @@ export const toolCallVerifier: VerifierDefinition<ToolCallOptions> = {
   defaultTimeoutMs: 2000,
   reads: ["completion", "tools"],
   create(o) {
-    const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false });
+    let ajv: AjvClass | undefined; // built when a tool schema is first compiled
+
     const compiled = new Map<string, ValidateFunction | null>();
     function validator(schema: unknown): ValidateFunction | null {
       const key = JSON.stringify(schema);
       let v = compiled.get(key);
       if (v === undefined) {
         try {
-          v = isJsonSchema(schema) ? ajv.compile(schema as object) : null;
+          v = isJsonSchema(schema)
+            ? (ajv ??= new (loadAjv())({ strict: false, allErrors: false, validateSchema: false })).compile(
+                schema as object,
+              )
+            : null;
         } catch {
           v = null;
         }

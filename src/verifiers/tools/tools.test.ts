@@ -57,6 +57,19 @@ describe("tool-call (BFCL AST rules)", () => {
     expect(await score('{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}')).toBe(1);
     expect(await score(JSON.stringify(reference), JSON.stringify(reference))).toBe(0); // the reference pasted back is no call
   });
+  it("checks the arguments against the tool's JSON Schema first (Ajv, loaded on first use)", async () => {
+    const rollout = {
+      id: "r",
+      group: "g",
+      completion: call("calculate_triangle_area", { base: 10 }),
+      reference,
+      tools,
+    } as Rollout;
+    const r = await verify({ completion: "", reference, rollout });
+    expect(r.score).toBe(0);
+    expect(r.reason).toBe("schema_violation");
+    expect(r.details?.schemaErrors).toEqual(["/ must have required property 'height'"]);
+  });
   it("rejects wrong values, names, types and counts", async () => {
     expect(await score(call("calculate_triangle_area", { base: 10, height: 6 }))).toBe(0);
     expect(await score(call("calculate_circle_area", { base: 10, height: 5 }))).toBe(0);
