@@ -58,6 +58,50 @@ export function whitenInPlace(x: Float64Array, o: WhitenOptions, weights?: Float
  * positions), added at the end: one chain of dependent additions per sum was the loop's whole cost.
  */
 function weightedSums(x: Float64Array, x0: number, weights: Float64Array, acc: Float64Array): void {
+  weightedSumsDense(x, x0, weights, acc);
+  if (acc[0] === acc[0] && acc[1] === acc[1] && acc[2] === acc[2]) return;
+  weightedSumsSkipping(x, x0, weights, acc); // a null (NaN) value is in the batch: skip it
+}
+
+/**
+ * {@link weightedSums} of a batch without nulls, no branch per value: a NaN value (a null) makes the sums NaN, and
+ * {@link weightedSums} then runs the skipping loop. Same operations in the same order as that loop, so the same sums.
+ */
+function weightedSumsDense(x: Float64Array, x0: number, weights: Float64Array, acc: Float64Array): void {
+  let w0 = 0;
+  let s0 = 0;
+  let q0 = 0;
+  let w1 = 0;
+  let s1 = 0;
+  let q1 = 0;
+  const n = x.length;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const wu = weights[i]!;
+    const wv = weights[i + 1]!;
+    const du = x[i]! - x0;
+    const dv = x[i + 1]! - x0;
+    w0 += wu;
+    s0 += wu * du;
+    q0 += wu * du * du;
+    w1 += wv;
+    s1 += wv * dv;
+    q1 += wv * dv * dv;
+  }
+  if (i < n) {
+    const wi = weights[i]!;
+    const d = x[i]! - x0;
+    w0 += wi;
+    s0 += wi * d;
+    q0 += wi * d * d;
+  }
+  acc[0] = w0 + w1;
+  acc[1] = s0 + s1;
+  acc[2] = q0 + q1;
+}
+
+/** {@link weightedSums} skipping the null (NaN) values. */
+function weightedSumsSkipping(x: Float64Array, x0: number, weights: Float64Array, acc: Float64Array): void {
   let w0 = 0;
   let s0 = 0;
   let q0 = 0;
@@ -101,6 +145,41 @@ function weightedSums(x: Float64Array, x0: number, weights: Float64Array, acc: F
  * {@link weightedSums} (a loop of its own: a per-value `weights ? … : 1` ran 3× slower).
  */
 function plainSums(x: Float64Array, x0: number, acc: Float64Array): void {
+  plainSumsDense(x, x0, acc);
+  if (acc[1] === acc[1] && acc[2] === acc[2]) return;
+  plainSumsSkipping(x, x0, acc); // a null (NaN) value is in the batch: skip it
+}
+
+/** {@link plainSums} of a batch without nulls, no branch per value (as {@link weightedSumsDense}). */
+function plainSumsDense(x: Float64Array, x0: number, acc: Float64Array): void {
+  let s0 = 0;
+  let q0 = 0;
+  let s1 = 0;
+  let q1 = 0;
+  const n = x.length;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const du = x[i]! - x0;
+    const dv = x[i + 1]! - x0;
+    s0 += du;
+    q0 += du * du;
+    s1 += dv;
+    q1 += dv * dv;
+  }
+  let w = i;
+  if (i < n) {
+    const d = x[i]! - x0;
+    s0 += d;
+    q0 += d * d;
+    w++;
+  }
+  acc[0] = w;
+  acc[1] = s0 + s1;
+  acc[2] = q0 + q1;
+}
+
+/** {@link plainSums} skipping the null (NaN) values. */
+function plainSumsSkipping(x: Float64Array, x0: number, acc: Float64Array): void {
   let w0 = 0;
   let s0 = 0;
   let q0 = 0;
@@ -144,8 +223,7 @@ function zeroAll(src: Float64Array, dst: Float64Array): void {
 /** dst ← (src − mean)·scale for the non-null values, NaN elsewhere (`dst` may be `src`). */
 function centerScaleAll(src: Float64Array, dst: Float64Array, mean: number, scale: number): void {
   for (let i = 0; i < src.length; i++) {
-    const v = src[i]!;
-    dst[i] = v === v ? (v - mean) * scale : v;
+    dst[i] = (src[i]! - mean) * scale; // a null (NaN) stays NaN
   }
 }
 
