@@ -5,9 +5,9 @@
  * batch 1 × 16 in flight and at batch 256 × 4; server CPU (user + system, every thread) from /proc. Prints one line
  * per server run: µs/rollout at batch 1, at batch 256, and their ratio.
  *
- * Usage: node scripts/server-ab.mjs ROOT_A ROOT_B …   (each ROOT a checkout or copy with `dist/` built and
- *        `node_modules/`; e.g. `git worktree add /tmp/base <commit> && cp -a dist node_modules /tmp/base/` after
- *        building that commit). Env: ROUNDS=2, W=5, M=4, SPEC=examples/math.yaml.
+ * Usage: node scripts/server-ab.mjs ROOT_A ROOT_B …   (each ROOT a checkout with `node_modules/` and `dist/` built,
+ *        e.g. `git worktree add ../base <commit> && cp -a node_modules ../base/ && (cd ../base && npm run build)`).
+ *        Env: ROUNDS=2, W=5, M=4, SPEC=examples/math.yaml.
  */
 import { spawn } from "node:child_process";
 import http from "node:http";
