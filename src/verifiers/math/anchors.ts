@@ -165,6 +165,7 @@ export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy
   const hits: AnchorHit[] = [];
   // the keys are looked for in the searched part only: a hit at or after `from` holds its key there
   let lower: string | undefined;
+  let sorted = true; // whether `hits` is in the order of byPosition (one pattern's hits are)
   for (const a of ANCHORS) {
     if (!strategies.has(a.strategy)) continue;
     if (lower === undefined) {
@@ -173,17 +174,34 @@ export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy
       if (lower.length <= SHORT && !anyKey().test(lower)) return hits;
     }
     if (!hasAnyKey(lower, a.keys)) continue;
-    const last: AnchorHit[] = []; // the last `keep` hits of this pattern
+    // this pattern's last `keep` hits, pushed straight into `hits` from `base` on (no array per pattern)
+    const base = hits.length;
     // no anchor matches a backslash, so no hit before `from` (a box's start) overlaps one after it: scanning from
     // there finds exactly the full scan's hits at or after `from`
     a.re.lastIndex = from;
     for (let m = a.re.exec(text); m !== null; m = a.re.exec(text)) {
-      if (last.length === keep) last.shift();
-      last.push({ index: m.index, end: m.index + m[0].length, anchor: a });
+      if (keep > 0 && hits.length - base === keep) {
+        // drop this pattern's oldest hit: the others move down one slot
+        hits.copyWithin(base, base + 1);
+        hits.length--;
+      }
+      hits.push({ index: m.index, end: m.index + m[0].length, anchor: a });
       if (m[0] === "") a.re.lastIndex++;
     }
-    hits.push(...last);
+    if (
+      sorted &&
+      base > 0 &&
+      hits.length > base &&
+      byPosition(hits[base - 1] as AnchorHit, hits[base] as AnchorHit) > 0
+    )
+      sorted = false;
   }
-  hits.sort((x, y) => x.index - y.index || y.end - x.end);
+  // a sort copies the array: most texts have one pattern's hits, already in order
+  if (!sorted) hits.sort(byPosition);
   return hits;
+}
+
+/** The order of {@link anchorHits}: by start, the longer first at one start. */
+function byPosition(x: AnchorHit, y: AnchorHit): number {
+  return x.index - y.index || y.end - x.end;
 }

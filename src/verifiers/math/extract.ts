@@ -340,6 +340,26 @@ export const ANCHORED_STRATEGIES: ReadonlySet<ExtractStrategy> = new Set([
   "gsm8k",
 ]);
 
+type AnchoredStrategy = "boxed" | "final-answer" | "answer-line" | "gsm8k";
+/** One bit per anchored strategy: a group of them is a 4-bit mask. */
+const ANCHORED_BIT: Readonly<Record<AnchoredStrategy, number>> = {
+  boxed: 1,
+  "final-answer": 2,
+  "answer-line": 4,
+  gsm8k: 8,
+};
+/** The group of each mask, made once: {@link extractAnswer} then builds no `Set` per call. */
+const GROUPS: (ReadonlySet<ExtractStrategy> | undefined)[] = [];
+function anchoredGroupOf(mask: number): ReadonlySet<ExtractStrategy> {
+  let g = GROUPS[mask];
+  if (g === undefined) {
+    const members = new Set<ExtractStrategy>();
+    for (const [s, bit] of Object.entries(ANCHORED_BIT)) if (mask & bit) members.add(s as ExtractStrategy);
+    GROUPS[mask] = g = members;
+  }
+  return g;
+}
+
 /** At most this many anchors are read from the end of a text (a text of 10 000 empty anchors stays linear). */
 const MAX_ANCHOR_TRIES = 8;
 
@@ -471,10 +491,10 @@ export function extractAnswer(
   for (let k = 0; k < strategies.length;) {
     const s = strategies[k] as ExtractStrategy;
     if (ANCHORED_STRATEGIES.has(s)) {
-      const group = new Set<ExtractStrategy>();
+      let mask = 0;
       while (k < strategies.length && ANCHORED_STRATEGIES.has(strategies[k] as ExtractStrategy))
-        group.add(strategies[k++] as ExtractStrategy);
-      const ex = anchoredGroup(t, group, pick);
+        mask |= ANCHORED_BIT[strategies[k++] as AnchoredStrategy];
+      const ex = anchoredGroup(t, anchoredGroupOf(mask), pick);
       if (ex) return ex;
       continue;
     }
