@@ -143,6 +143,18 @@ function anyKey(): RegExp {
   return anyKeyRe;
 }
 
+/**
+ * Every key of every anchor, as one case-insensitive global regex for a search of `text` from an offset: it
+ * matches wherever the lowercased text holds a key (and in a few more places: `/i` also folds `ᲀ` to `в`), so
+ * that a short text is ruled out without making its lowercase copy.
+ */
+let anyKeyTextRe: RegExp | undefined;
+function anyKeyFrom(text: string, from: number): boolean {
+  anyKeyTextRe ??= new RegExp(anyKey().source, "gi");
+  anyKeyTextRe.lastIndex = from;
+  return anyKeyTextRe.test(text);
+}
+
 /** Whether `lower` contains one of `keys`. */
 function hasAnyKey(lower: string, keys: readonly string[]): boolean {
   for (const k of keys) if (hasKey(lower, k)) return true;
@@ -169,6 +181,8 @@ export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy
   for (const a of ANCHORS) {
     if (!strategies.has(a.strategy)) continue;
     if (lower === undefined) {
+      // the usual case, the few characters after a final box: ruled out before its lowercase copy is made
+      if (text.length - from <= SHORT && !anyKeyFrom(text, from)) return hits;
       lower = (from > 0 ? text.slice(from) : text).toLowerCase();
       // a short text (the rest of a text after its last box, usually) without any key: no anchor, one search
       if (lower.length <= SHORT && !anyKey().test(lower)) return hits;

@@ -147,7 +147,9 @@ export function allBoxed(text: string): BoxedSpan[] {
     }
   }
   if (first < 0) return [];
-  const spans: BoxedSpan[] = [];
+  // sized for every box (a push-grown array reserves 17 slots): trimmed to the boxes kept at the end
+  const spans = new Array<BoxedSpan>(nOpens + nBare);
+  let n = 0;
   // the open braces: the index in `boxOpens` of a box's brace, -1 for another one
   let depth = 0;
   let next = 0; // the next box brace to meet
@@ -173,15 +175,16 @@ export function allBoxed(text: string): BoxedSpan[] {
       if (k < 0) continue;
       pending--;
       const inner = text.slice((boxOpens[k] as number) + 1, i).trim();
-      if (inner !== "") spans.push({ inner, start: boxStarts[k] as number, end: i + 1 });
+      if (inner !== "") spans[n++] = { inner, start: boxStarts[k] as number, end: i + 1 };
     }
   }
   for (let k = 0; k < nBare; k++) {
     // `\boxed 5`: one token, up to whitespace, `$` or a closing delimiter.
     const i = bareStarts[k] as number;
     const b = BARE_BOX_RE.exec(text.slice(i, i + 200));
-    if (b && b[0] !== "") spans.push({ inner: b[0], start: i, end: i + b[0].length });
+    if (b && b[0] !== "") spans[n++] = { inner: b[0], start: i, end: i + b[0].length };
   }
+  spans.length = n;
   // in order of their starts (a box nested in a box closes first; the brace-less ones come last)
   let sorted = true;
   for (let k = 1; k < spans.length; k++)
@@ -418,14 +421,17 @@ function readAnchor(text: string, hit: AnchorHit): string | null {
 function anchoredGroup(text: string, group: ReadonlySet<ExtractStrategy>, pick: BoxedPick): Extracted | null {
   const spans = group.has("boxed") ? allBoxed(text) : [];
   // the boxes' answers (the empty ones left out) and the last box with an answer
-  const boxes: string[] = [];
+  // sized for every box (a push-grown array reserves 17 slots), trimmed to the answers
+  const boxes = new Array<string>(spans.length);
+  let n = 0;
   let lastBox: BoxedSpan | undefined;
   for (const b of spans) {
     const answer = stripDelimiters(b.inner);
     if (answer === "") continue;
-    boxes.push(answer);
+    boxes[n++] = answer;
     lastBox = b;
   }
+  boxes.length = n;
   if (pick === "first" && boxes.length > 0) return { answer: boxes[0] as string, strategy: "boxed", boxed: boxes };
   // only anchors stated after the last box can win over it: the text before it is not searched for them
   const hits = anchorHits(text, group, 8, lastBox ? lastBox.start + 1 : 0);
