@@ -208,8 +208,14 @@ function compareWithUnits(gold: Normalized, pred: Normalized, o: MathOptions): V
   return v.outcome === false ? { outcome: "undecidable", method: v.method } : v;
 }
 
+/** The flags of a normalized answer in a verdict key; the usual `||` (no flag) is a constant, not a new string. */
+function mark(n: Normalized): string {
+  return n.text || n.deg !== undefined || n.unit !== undefined
+    ? `${n.text ? "T" : ""}${n.deg ?? ""}|${n.unit ?? ""}|`
+    : "||";
+}
+
 function verdictKey(gold: Normalized, pred: Normalized, prefix: string): string {
-  const mark = (n: Normalized) => `${n.text ? "T" : ""}${n.deg ?? ""}|${n.unit ?? ""}|`;
   return `${prefix}\u0000${mark(gold)}${gold.s}\u0000${mark(pred)}${pred.s}`;
 }
 
