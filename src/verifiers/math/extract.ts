@@ -84,12 +84,23 @@ let boxStarts = new Int32Array(16);
 let bareStarts = new Int32Array(16);
 let braceStack = new Int32Array(64);
 
+/** Past this many slots a scratch buffer grown for one long text is let go after the call (not kept for good). */
+const SCRATCH_KEEP = 4096;
+
 /** `buf` when it has a slot `n`, else a copy of it at least twice as long. */
 function room(buf: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
   if (n < buf.length) return buf;
   const grown = new Int32Array(Math.max(n + 1, buf.length * 2));
   grown.set(buf);
   return grown;
+}
+
+/** Back to small buffers: one long text does not keep megabytes of scratch alive. */
+function releaseScratch(): void {
+  boxOpens = new Int32Array(16);
+  boxStarts = new Int32Array(16);
+  bareStarts = new Int32Array(16);
+  braceStack = new Int32Array(64);
 }
 
 /** Whether the UTF-16 code `c` is an ASCII letter (`NaN`, past the end of a text, is not). */
@@ -150,7 +161,7 @@ export function allBoxed(text: string): BoxedSpan[] {
   // sized for every box (a push-grown array reserves 17 slots): trimmed to the boxes kept at the end
   const spans = new Array<BoxedSpan>(nOpens + nBare);
   let n = 0;
-  // the open braces: the index in `boxOpens` of a box's brace, -1 for another one
+  // the open braces, on `braceStack[0, depth)`: the index in `boxOpens` of a box's brace, -1 for another one
   let depth = 0;
   let next = 0; // the next box brace to meet
   let pending = 0; // box braces met and not closed yet
@@ -185,6 +196,8 @@ export function allBoxed(text: string): BoxedSpan[] {
     if (b && b[0] !== "") spans[n++] = { inner: b[0], start: i, end: i + b[0].length };
   }
   spans.length = n;
+  if (braceStack.length > SCRATCH_KEEP || boxOpens.length > SCRATCH_KEEP || bareStarts.length > SCRATCH_KEEP)
+    releaseScratch();
   // in order of their starts (a box nested in a box closes first; the brace-less ones come last)
   let sorted = true;
   for (let k = 1; k < spans.length; k++)
