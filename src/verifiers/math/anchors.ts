@@ -143,6 +143,18 @@ function anyKey(): RegExp {
   return anyKeyRe;
 }
 
+/**
+ * Every key of every anchor, as one case-insensitive global regex for a search of `text` from an offset: it
+ * matches wherever the lowercased text holds a key (and in a few more places: `/i` also folds `ᲀ` to `в`), so
+ * that a short text is ruled out without making its lowercase copy.
+ */
+let anyKeyTextRe: RegExp | undefined;
+function anyKeyFrom(text: string, from: number): boolean {
+  anyKeyTextRe ??= new RegExp(anyKey().source, "gi");
+  anyKeyTextRe.lastIndex = from;
+  return anyKeyTextRe.test(text);
+}
+
 /** Whether `lower` contains one of `keys`. */
 function hasAnyKey(lower: string, keys: readonly string[]): boolean {
   for (const k of keys) if (hasKey(lower, k)) return true;
@@ -165,25 +177,45 @@ export function anchorHits(text: string, strategies: ReadonlySet<ExtractStrategy
   const hits: AnchorHit[] = [];
   // the keys are looked for in the searched part only: a hit at or after `from` holds its key there
   let lower: string | undefined;
+  let sorted = true; // whether `hits` is in the order of byPosition (one pattern's hits are)
   for (const a of ANCHORS) {
     if (!strategies.has(a.strategy)) continue;
     if (lower === undefined) {
+      // the usual case, the few characters after a final box: ruled out before its lowercase copy is made
+      if (text.length - from <= SHORT && !anyKeyFrom(text, from)) return hits;
       lower = (from > 0 ? text.slice(from) : text).toLowerCase();
       // a short text (the rest of a text after its last box, usually) without any key: no anchor, one search
       if (lower.length <= SHORT && !anyKey().test(lower)) return hits;
     }
     if (!hasAnyKey(lower, a.keys)) continue;
-    const last: AnchorHit[] = []; // the last `keep` hits of this pattern
+    // this pattern's last `keep` hits, pushed straight into `hits` from `base` on (no array per pattern)
+    const base = hits.length;
     // no anchor matches a backslash, so no hit before `from` (a box's start) overlaps one after it: scanning from
     // there finds exactly the full scan's hits at or after `from`
     a.re.lastIndex = from;
     for (let m = a.re.exec(text); m !== null; m = a.re.exec(text)) {
-      if (last.length === keep) last.shift();
-      last.push({ index: m.index, end: m.index + m[0].length, anchor: a });
+      if (keep > 0 && hits.length - base === keep) {
+        // drop this pattern's oldest hit: the others move down one slot
+        hits.copyWithin(base, base + 1);
+        hits.length--;
+      }
+      hits.push({ index: m.index, end: m.index + m[0].length, anchor: a });
       if (m[0] === "") a.re.lastIndex++;
     }
-    hits.push(...last);
+    if (
+      sorted &&
+      base > 0 &&
+      hits.length > base &&
+      byPosition(hits[base - 1] as AnchorHit, hits[base] as AnchorHit) > 0
+    )
+      sorted = false;
   }
-  hits.sort((x, y) => x.index - y.index || y.end - x.end);
+  // a sort copies the array: most texts have one pattern's hits, already in order
+  if (!sorted) hits.sort(byPosition);
   return hits;
+}
+
+/** The order of {@link anchorHits}: by start, the longer first at one start. */
+function byPosition(x: AnchorHit, y: AnchorHit): number {
+  return x.index - y.index || y.end - x.end;
 }

@@ -111,9 +111,12 @@ export function affirmedOption(completion: string, dollars: DollarMode = "auto")
   return letters.join(", ");
 }
 
+/** An option letter alone (`B`, `(B)`); module-level: a regex literal in the function is a new object per call. */
+const OPTION_LETTER_ALONE = /^\(?[A-J]\)?$/;
+
 /** A normalized gold that is a bare option letter (`B`, `(B)`). */
 export function isOptionLetter(s: string): boolean {
-  return /^\(?[A-J]\)?$/.test(s);
+  return OPTION_LETTER_ALONE.test(s);
 }
 
 /** Strategies that read an answer without a cue (the affirmed option replaces what they found). */

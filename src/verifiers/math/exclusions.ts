@@ -211,8 +211,9 @@ function negationAfter(text: string, p: number): boolean {
  */
 function mayExclude(text: string): boolean {
   OPTION_LETTER.lastIndex = 0;
-  for (let m = OPTION_LETTER.exec(text); m !== null; m = OPTION_LETTER.exec(text)) {
-    const p = m.index;
+  // `test`, not `exec`: no match object per letter; a match is the one letter, so it ends where `lastIndex` points
+  while (OPTION_LETTER.test(text)) {
+    const p = OPTION_LETTER.lastIndex - 1;
     if (
       negationBefore(text, p) &&
       NEGATION_BEFORE_LETTER.test(text.slice(Math.max(0, p - BEFORE_WINDOW), p).toLowerCase())

@@ -39,7 +39,6 @@ export interface Extracted {
   boxed?: string[];
 }
 
-const BOX_RE = /\\(?:boxed|fbox)(?![a-zA-Z])/g;
 /** The answer of a brace-less box (`\boxed 5`): one token, up to whitespace, `$` or a closing delimiter. */
 const BARE_BOX_RE = /^[^\s$]+?(?=$|[\s$]|\\\)|\\\])/;
 
@@ -74,76 +73,145 @@ export interface BoxedSpan {
 }
 
 /**
+ * Scratch for {@link allBoxed}: the box braces' positions, the boxes' starts, the brace-less boxes' token
+ * starts and the brace stack. Module-level and reused, so that a call allocates only the spans it returns
+ * (a push-grown JS array per list, six per call, was the largest part of what scoring a rollout allocated).
+ * `allBoxed` is synchronous and calls nothing that calls it back, so one set of buffers serves every call;
+ * a buffer grows (doubling) when a text needs more.
+ */
+let boxOpens = new Int32Array(16);
+let boxStarts = new Int32Array(16);
+let bareStarts = new Int32Array(16);
+let braceStack = new Int32Array(64);
+
+/** Past this many slots a scratch buffer grown for one long text is let go after the call (not kept for good). */
+const SCRATCH_KEEP = 4096;
+
+/** `buf` when it has a slot `n`, else a copy of it at least twice as long. */
+function room(buf: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
+  if (n < buf.length) return buf;
+  const grown = new Int32Array(Math.max(n + 1, buf.length * 2));
+  grown.set(buf);
+  return grown;
+}
+
+/** Back to small buffers: one long text does not keep megabytes of scratch alive. */
+function releaseScratch(): void {
+  boxOpens = new Int32Array(16);
+  boxStarts = new Int32Array(16);
+  bareStarts = new Int32Array(16);
+  braceStack = new Int32Array(64);
+}
+
+/** Whether the UTF-16 code `c` is an ASCII letter (`NaN`, past the end of a text, is not). */
+function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/**
  * Every `\boxed{...}` / `\fbox{...}` (and brace-less `\boxed 5`) in `text`, in order, with balanced
  * braces; unclosed (truncated) and empty ones are skipped. A box nested inside another box is not listed
  * separately (`\boxed{\boxed{5}}` is one box). Linear time: braces are matched in one pass with a stack,
  * so a 1 MB text of unclosed `\boxed{` costs one scan, not one scan per box.
+ *
+ * Allocation: the commands are found with two literal searches (no match objects) and the positions are
+ * kept in the module's scratch buffers, so a call allocates the returned array, its spans and their texts.
  */
 export function allBoxed(text: string): BoxedSpan[] {
-  BOX_RE.lastIndex = 0;
-  let m = BOX_RE.exec(text);
-  if (m === null) return [];
-  const first = m.index;
-  // the `{` right after each box command (blanks skipped), in increasing order, and the box's start
-  const opens: number[] = [];
-  const boxAt: number[] = [];
-  const bareAt: number[] = [];
-  for (; m !== null; m = BOX_RE.exec(text)) {
-    const start = m.index;
-    let i = start + m[0].length;
-    const after = i;
+  // the next `\boxed` and `\fbox` at or after the scan position (each search resumes where it stopped)
+  let nb = text.indexOf("\\boxed");
+  let nf = text.indexOf("\\fbox");
+  if (nb < 0 && nf < 0) return [];
+  let first = -1;
+  // the `{` right after each box command (blanks skipped), in increasing order, and the box's start;
+  // the token start of each brace-less box
+  let nOpens = 0;
+  let nBare = 0;
+  for (;;) {
+    let start: number;
+    let len: number;
+    if (nb >= 0 && (nf < 0 || nb < nf)) {
+      start = nb;
+      len = 6;
+    } else if (nf >= 0) {
+      start = nf;
+      len = 5;
+    } else break;
+    const from = start + len;
+    // as `/\\(?:boxed|fbox)(?![a-zA-Z])/g` does: a command followed by a letter is another command
+    const isBox = !isAsciiLetter(text.charCodeAt(from));
+    const resume = isBox ? from : start + 1;
+    if (nb >= 0 && nb < resume) nb = text.indexOf("\\boxed", resume);
+    if (nf >= 0 && nf < resume) nf = text.indexOf("\\fbox", resume);
+    if (!isBox) continue;
+    if (first < 0) first = start;
+    let i = from;
     while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
     if (text.charCodeAt(i) === 123 /* { */) {
-      opens.push(i);
-      boxAt.push(start);
-    } else if (i > after) bareAt.push(i);
+      boxOpens = room(boxOpens, nOpens);
+      boxStarts = room(boxStarts, nOpens);
+      boxOpens[nOpens] = i;
+      boxStarts[nOpens++] = start;
+    } else if (i > from) {
+      bareStarts = room(bareStarts, nBare);
+      bareStarts[nBare++] = i;
+    }
   }
-  const spans: BoxedSpan[] = [];
-  // the open braces: the index in `opens` of a box's brace, -1 for another one
-  const stack: number[] = [];
+  if (first < 0) return [];
+  // sized for every box (a push-grown array reserves 17 slots): trimmed to the boxes kept at the end
+  const spans = new Array<BoxedSpan>(nOpens + nBare);
+  let n = 0;
+  // the open braces, on `braceStack[0, depth)`: the index in `boxOpens` of a box's brace, -1 for another one
+  let depth = 0;
   let next = 0; // the next box brace to meet
   let pending = 0; // box braces met and not closed yet
   // a brace group opened after the first box closes where it closes whatever came before: start the scan there;
   // once every box brace is closed, the rest of the text closes none of them: stop there
-  for (let i = first; i < text.length && (pending > 0 || next < opens.length); i++) {
+  for (let i = first; i < text.length && (pending > 0 || next < nOpens); i++) {
     const c = text.charCodeAt(i);
     if (c === 92 /* \\ */) {
       i++;
       continue;
     }
     if (c === 123 /* { */) {
-      while (next < opens.length && (opens[next] as number) < i) next++; // (never: a box brace is not escaped)
-      if (opens[next] === i) {
-        stack.push(next++);
+      while (next < nOpens && (boxOpens[next] as number) < i) next++; // (never: a box brace is not escaped)
+      braceStack = room(braceStack, depth);
+      if (next < nOpens && boxOpens[next] === i) {
+        braceStack[depth++] = next++;
         pending++;
-      } else stack.push(-1);
+      } else braceStack[depth++] = -1;
     } else if (c === 125 /* } */) {
-      const k = stack.pop();
-      if (k === undefined || k < 0) continue;
+      if (depth === 0) continue;
+      const k = braceStack[--depth] as number;
+      if (k < 0) continue;
       pending--;
-      const open = opens[k] as number;
-      const inner = text.slice(open + 1, i).trim();
-      if (inner !== "") spans.push({ inner, start: boxAt[k] as number, end: i + 1 });
+      const inner = text.slice((boxOpens[k] as number) + 1, i).trim();
+      if (inner !== "") spans[n++] = { inner, start: boxStarts[k] as number, end: i + 1 };
     }
   }
-  for (const i of bareAt) {
+  for (let k = 0; k < nBare; k++) {
     // `\boxed 5`: one token, up to whitespace, `$` or a closing delimiter.
+    const i = bareStarts[k] as number;
     const b = BARE_BOX_RE.exec(text.slice(i, i + 200));
-    if (b && b[0] !== "") spans.push({ inner: b[0], start: i, end: i + b[0].length });
+    if (b && b[0] !== "") spans[n++] = { inner: b[0], start: i, end: i + b[0].length };
   }
+  spans.length = n;
+  if (braceStack.length > SCRATCH_KEEP || boxOpens.length > SCRATCH_KEEP || bareStarts.length > SCRATCH_KEEP)
+    releaseScratch();
   // in order of their starts (a box nested in a box closes first; the brace-less ones come last)
   let sorted = true;
   for (let k = 1; k < spans.length; k++)
     if ((spans[k] as BoxedSpan).start < (spans[k - 1] as BoxedSpan).start) sorted = false;
   if (!sorted) spans.sort((x, y) => x.start - y.start);
-  // Drop boxes nested in an earlier (outer) box.
-  const out: BoxedSpan[] = [];
-  for (const sp of spans) {
-    const prev = out[out.length - 1];
-    if (prev && sp.start < prev.end) continue;
-    out.push(sp);
+  // Drop boxes nested in an earlier (outer) box, in place: the kept ones move down.
+  let kept = 0;
+  for (let k = 0; k < spans.length; k++) {
+    const sp = spans[k] as BoxedSpan;
+    if (kept > 0 && sp.start < (spans[kept - 1] as BoxedSpan).end) continue;
+    spans[kept++] = sp;
   }
-  return out;
+  spans.length = kept;
+  return spans;
 }
 
 /**
@@ -288,6 +356,26 @@ export const ANCHORED_STRATEGIES: ReadonlySet<ExtractStrategy> = new Set([
   "gsm8k",
 ]);
 
+type AnchoredStrategy = "boxed" | "final-answer" | "answer-line" | "gsm8k";
+/** One bit per anchored strategy: a group of them is a 4-bit mask. */
+const ANCHORED_BIT: Readonly<Record<AnchoredStrategy, number>> = {
+  boxed: 1,
+  "final-answer": 2,
+  "answer-line": 4,
+  gsm8k: 8,
+};
+/** The group of each mask, made once: {@link extractAnswer} then builds no `Set` per call. */
+const GROUPS: (ReadonlySet<ExtractStrategy> | undefined)[] = [];
+function anchoredGroupOf(mask: number): ReadonlySet<ExtractStrategy> {
+  let g = GROUPS[mask];
+  if (g === undefined) {
+    const members = new Set<ExtractStrategy>();
+    for (const [s, bit] of Object.entries(ANCHORED_BIT)) if (mask & bit) members.add(s as ExtractStrategy);
+    GROUPS[mask] = g = members;
+  }
+  return g;
+}
+
 /** At most this many anchors are read from the end of a text (a text of 10 000 empty anchors stays linear). */
 const MAX_ANCHOR_TRIES = 8;
 
@@ -346,14 +434,17 @@ function readAnchor(text: string, hit: AnchorHit): string | null {
 function anchoredGroup(text: string, group: ReadonlySet<ExtractStrategy>, pick: BoxedPick): Extracted | null {
   const spans = group.has("boxed") ? allBoxed(text) : [];
   // the boxes' answers (the empty ones left out) and the last box with an answer
-  const boxes: string[] = [];
+  // sized for every box (a push-grown array reserves 17 slots), trimmed to the answers
+  const boxes = new Array<string>(spans.length);
+  let n = 0;
   let lastBox: BoxedSpan | undefined;
   for (const b of spans) {
     const answer = stripDelimiters(b.inner);
     if (answer === "") continue;
-    boxes.push(answer);
+    boxes[n++] = answer;
     lastBox = b;
   }
+  boxes.length = n;
   if (pick === "first" && boxes.length > 0) return { answer: boxes[0] as string, strategy: "boxed", boxed: boxes };
   // only anchors stated after the last box can win over it: the text before it is not searched for them
   const hits = anchorHits(text, group, 8, lastBox ? lastBox.start + 1 : 0);
@@ -419,10 +510,10 @@ export function extractAnswer(
   for (let k = 0; k < strategies.length;) {
     const s = strategies[k] as ExtractStrategy;
     if (ANCHORED_STRATEGIES.has(s)) {
-      const group = new Set<ExtractStrategy>();
+      let mask = 0;
       while (k < strategies.length && ANCHORED_STRATEGIES.has(strategies[k] as ExtractStrategy))
-        group.add(strategies[k++] as ExtractStrategy);
-      const ex = anchoredGroup(t, group, pick);
+        mask |= ANCHORED_BIT[strategies[k++] as AnchoredStrategy];
+      const ex = anchoredGroup(t, anchoredGroupOf(mask), pick);
       if (ex) return ex;
       continue;
     }

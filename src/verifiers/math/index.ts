@@ -17,7 +17,14 @@ import { allBoxed, extractAnswer, stripDelimiters, type ExtractStrategy } from "
 import { afterThink } from "../reasoning.js";
 import { splitTop } from "./split.js";
 import { normalizeAnswer, type Normalized } from "./normalize.js";
-import { checkOption, isOptionLetter, letteredGold, optionValue, withAffirmedOption } from "./choices.js";
+import {
+  checkOption,
+  isOptionLetter,
+  letteredGold,
+  optionValue,
+  withAffirmedOption,
+  type GoldOption,
+} from "./choices.js";
 import { scaledValue, unitRelation } from "./units.js";
 import { partialScore } from "./partial.js";
 import { MathOptionsSchema, type MathOptions } from "./options.js";
@@ -208,8 +215,14 @@ function compareWithUnits(gold: Normalized, pred: Normalized, o: MathOptions): V
   return v.outcome === false ? { outcome: "undecidable", method: v.method } : v;
 }
 
+/** The flags of a normalized answer in a verdict key; the usual `||` (no flag) is a constant, not a new string. */
+function mark(n: Normalized): string {
+  return n.text || n.deg !== undefined || n.unit !== undefined
+    ? `${n.text ? "T" : ""}${n.deg ?? ""}|${n.unit ?? ""}|`
+    : "||";
+}
+
 function verdictKey(gold: Normalized, pred: Normalized, prefix: string): string {
-  const mark = (n: Normalized) => `${n.text ? "T" : ""}${n.deg ?? ""}|${n.unit ?? ""}|`;
   return `${prefix}\u0000${mark(gold)}${gold.s}\u0000${mark(pred)}${pred.s}`;
 }
 
@@ -463,9 +476,9 @@ function verifyOne(
   if (g.length > o.maxAnswerChars) return unscorable("parse_error", { extracted: null, side: "reference" });
   if (g.length > d.maxAnswer) throw HAND_OVER;
   // a gold option with its text (`(D) Alina`): the letter is the answer (choices.ts)
-  const option = letteredGold(g);
+  const option = known ? known.option : letteredGold(g);
   const gold = known ? known.gold : normalizeAnswer(option ? option.letter : g);
-  if (!known) golds.set(referenceKey(reference), { g, gold });
+  if (!known) golds.set(referenceKey(reference), { g, gold, option });
   if (gold.s === "") return unscorable("no_reference", { extracted: null });
   if (refused(gold, o)) return unscorable("parse_error", { extracted: null, side: "reference" });
   let text: string | null = completion;
@@ -523,10 +536,10 @@ function verifyOne(
 }
 
 /**
- * A reference's gold answer text and its normalization, by reference (a group's rollouts share one reference: it is
+ * A reference's gold answer text, its normalization and its lettered option, by reference (a group's rollouts share one reference: it is
  * read once). Pure functions of the reference, so a hit is what reading it again would give.
  */
-const golds = new BoundedCache<{ g: string; gold: Normalized }>(4096);
+const golds = new BoundedCache<{ g: string; gold: Normalized; option: GoldOption | null }>(4096);
 
 function referenceKey(reference: string | number | bigint): string {
   return typeof reference === "string" ? `s${reference}` : `${typeof reference}${String(reference)}`;
