@@ -25,15 +25,16 @@ export function tag(n) {
 }
 
 /**
- * Starts `bin/rewardkit.js serve --spec <spec> --port 0 <args…>` and resolves once it says where it listens.
+ * Starts `<root>/bin/rewardkit.js serve --spec <spec> --port 0 <args…>` and resolves once it says where it listens.
+ * @param root the checkout whose build serves (default: this one; `scripts/server-ab.mjs` passes others).
  * @returns the child process, its port and its stderr so far; rejects if it exits first.
  */
-export function startServer(spec, args = []) {
+export function startServer(spec, args = [], root = ROOT) {
   const child = spawn(
     process.execPath,
-    [join(ROOT, "bin/rewardkit.js"), "serve", "--spec", spec, "--port", "0", ...args],
+    [join(root, "bin/rewardkit.js"), "serve", "--spec", spec, "--port", "0", ...args],
     {
-      cwd: ROOT,
+      cwd: root,
       stdio: ["ignore", "ignore", "pipe"],
     },
   );
@@ -77,4 +78,44 @@ export function request(agent, port, method, path, payload, headers = {}) {
     req.on("error", reject);
     req.end(payload);
   });
+}
+
+/**
+ * Each bundled rollout as JSON with `@I@` where its id goes and `@N@` where a unique suffix goes ({@link uniqueBody}).
+ * @param thinkHalf every other completion wrapped in `<think>…</think>` with a final answer (a format-only spec's
+ *   rollouts: half pass).
+ */
+export function rolloutTemplates(rows, thinkHalf = false) {
+  return rows.map((r, i) => {
+    const completion =
+      thinkHalf && i % 2 === 0 ? `<think>\n${r.completion}\n</think>\nFinal answer: ${r.reference}` : r.completion;
+    return JSON.stringify({
+      id: "@I@",
+      group: r.group,
+      prompt: r.prompt,
+      completion: completion + "\n@N@",
+      reference: r.reference,
+    });
+  });
+}
+
+let nonce = 0;
+/** A `/v1/score` body of `batch` rollouts from `tpls`, every id and completion unique in this process (no cache hits). */
+export function uniqueBody(tpls, batch) {
+  const parts = new Array(batch);
+  for (let i = 0; i < batch; i++) {
+    const n = nonce++;
+    parts[i] = tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", tag(n));
+  }
+  return `{"rollouts":[${parts.join(",")}]}`;
+}
+
+/** CPU seconds (user + system, all threads) of a process so far, from /proc (Linux); NaN when unreadable. */
+export function cpuSeconds(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
 }

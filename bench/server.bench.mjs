@@ -16,14 +16,14 @@
  * `http` connections, a fixed number of requests in flight, bodies built by string concatenation so every
  * completion is unique (no verdict-cache hits: the cold, pessimistic case).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { scoreBatch } from "../dist/engine/batch.js";
 import { createScorer } from "../dist/engine/scorer.js";
 import { loadSpec } from "../dist/spec/load.js";
-import { mathRows, request, ROOT, startServer, tag } from "./server-common.mjs";
+import { cpuSeconds, mathRows, request, ROOT, rolloutTemplates, startServer, uniqueBody } from "./server-common.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 1_000_000);
@@ -38,32 +38,8 @@ const formatSpec = join(dir, "format.yaml");
 writeFileSync(formatSpec, "name: format-only\ncomponents:\n  - name: format\n    type: think-format\n");
 const SPECS = { math: join(ROOT, "examples/math.yaml"), "format-only": formatSpec };
 
-/** A rollout's JSON with `@N@` where the unique suffix goes (half of them in think format). */
-function templates(spec) {
-  return rows.map((r, i) => {
-    const completion =
-      spec === "format-only" && i % 2 === 0
-        ? `<think>\n${r.completion}\n</think>\nFinal answer: ${r.reference}`
-        : r.completion;
-    return JSON.stringify({
-      id: "@I@",
-      group: r.group,
-      prompt: r.prompt,
-      completion: completion + "\n@N@",
-      reference: r.reference,
-    });
-  });
-}
-
-let nonce = 0;
-function body(tpls, batch) {
-  const parts = new Array(batch);
-  for (let i = 0; i < batch; i++) {
-    const n = nonce++;
-    parts[i] = tpls[n % tpls.length].replace("@I@", `r${n}`).replace("@N@", tag(n));
-  }
-  return `{"rollouts":[${parts.join(",")}]}`;
-}
+const templates = (spec) => rolloutTemplates(rows, spec === "format-only");
+const body = uniqueBody;
 
 async function rss(agent, port) {
   const { text } = await request(agent, port, "GET", "/metrics");
@@ -103,16 +79,6 @@ async function baseline(scorer, tpls, batch, seconds) {
     n += batch;
   }
   return n / ((performance.now() - t0) / 1000);
-}
-
-/** CPU seconds (user + system, all threads) of a process so far, from /proc (Linux). */
-function cpuSeconds(pid) {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
 }
 
 const fmt = (x, d = 0) =>
