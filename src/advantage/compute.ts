@@ -1,4 +1,4 @@
-import { buildGroupIndex, StringIds } from "./groups.js";
+import { buildGroupIndex, fnv1a, fnv1aOfInteger, StringIds } from "./groups.js";
 import type { GroupIndex } from "./groups.js";
 import { presetOptions } from "./presets.js";
 import { estimatorNames, getEstimator } from "./registry.js";
@@ -113,7 +113,7 @@ function distinctRuns(keys: ArrayLike<string | number>, starts: Int32Array, coun
   const hashes = new Int32Array(count);
   for (let g = 0; g < count; g++) {
     const k = keys[starts[g]!]!;
-    const h = typeof k === "number" && Number.isSafeInteger(k) ? fnvOfInteger(k) : fnvOf(String(k));
+    const h = typeof k === "number" && Number.isSafeInteger(k) ? fnv1aOfInteger(k) : fnv1a(String(k));
     hashes[g] = h;
     let slot = h & mask;
     for (;;) {
@@ -131,30 +131,6 @@ function distinctRuns(keys: ArrayLike<string | number>, starts: Int32Array, coun
 
 /** Group starts of {@link groupIndexOf}, grown to the largest batch seen; the index gets a copy of its part. */
 let startsScratch = new Int32Array(0);
-
-/** 32-bit FNV-1a of a string's UTF-16 code units (the hash of {@link StringIds}). */
-function fnvOf(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h;
-}
-
-const digits = new Uint8Array(20);
-/** {@link fnvOf} of `String(k)` for a safe integer, without making the string (a batch keyed by numeric ids). */
-function fnvOfInteger(k: number): number {
-  let h = 0x811c9dc5;
-  if (k < 0) {
-    h = Math.imul(h ^ 45 /* - */, 0x01000193);
-    k = -k;
-  }
-  let d = 0;
-  do {
-    digits[d++] = 48 + (k % 10);
-    k = Math.floor(k / 10);
-  } while (k > 0);
-  while (d > 0) h = Math.imul(h ^ digits[--d]!, 0x01000193);
-  return h;
-}
 
 let identity = new Int32Array(0);
 /** [0, 1, …, n − 1], shared (estimators never write a GroupIndex): contiguous batches cost no order array. */

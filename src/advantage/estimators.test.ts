@@ -297,6 +297,11 @@ describe("advantages(): group keys", () => {
       offsets: Int32Array.from([0, 2, 3, 5]),
     });
     expect(groupIndexOf(["x", "y", "x"]).count).toBe(2);
+    // FNV-1a: the published 32-bit values ("" → 0x811c9dc5, "a" → 0xe40c292c), and integers hashed as their strings
+    const { fnv1a, fnv1aOfInteger } = await import("./groups.js");
+    expect(fnv1a("") >>> 0).toBe(0x811c9dc5);
+    expect(fnv1a("a") >>> 0).toBe(0xe40c292c);
+    for (const k of [0, 7, -12, 1e15, -9007199254740991, 123456789]) expect(fnv1aOfInteger(k)).toBe(fnv1a(String(k)));
     // numeric keys are hashed from their digits without making strings: the same groups as their string forms
     const numeric = [7, 7, -12, -12, 0, -0, 1e15, 1e15, 3.5, 3.5, 123456789];
     expect(groupIndexOf(numeric)).toMatchObject({ count: 6, offsets: Int32Array.from([0, 2, 4, 6, 8, 10, 11]) });

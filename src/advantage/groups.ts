@@ -111,6 +111,36 @@ export function refineGroups(groups: GroupIndex, strata: Int32Array): { index: G
 }
 
 /**
+ * 32-bit FNV-1a (Fowler–Noll–Vo) of a string's UTF-16 code units, as a signed int32: the hash of {@link StringIds}
+ * and of `advantage/compute.ts`'s run check. (Shards hash UTF-8 bytes instead: `engine/shard.ts:shardOf`.)
+ */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+const digits = new Uint8Array(20);
+/**
+ * {@link fnv1a} of `String(k)` for a safe integer `k` (`Number.isSafeInteger`), without making the string: a batch
+ * keyed by numeric ids hashes them as the strings they equal (1 and "1" are one group).
+ */
+export function fnv1aOfInteger(k: number): number {
+  let h = 0x811c9dc5;
+  if (k < 0) {
+    h = Math.imul(h ^ 45 /* - */, 0x01000193);
+    k = -k;
+  }
+  let d = 0;
+  do {
+    digits[d++] = 48 + (k % 10);
+    k = Math.floor(k / 10);
+  } while (k > 0);
+  while (d > 0) h = Math.imul(h ^ digits[--d]!, 0x01000193);
+  return h;
+}
+
+/**
  * Dense ids for string keys in order of first appearance, by an open-addressing table over an FNV-1a hash of the
  * key's characters. For a million fresh key strings (a parsed batch's group ids) it is several times faster than a
  * `Map`, whose per-insert cost dominated `advantages()` on string groups.
@@ -140,8 +170,7 @@ export class StringIds {
 
   /** Dense id of `key`, assigning the next id on first sight. */
   idOf(key: string): number {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    const h = fnv1a(key);
     let slot = h & this.mask;
     for (;;) {
       const id = this.table[slot]!;
