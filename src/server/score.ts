@@ -49,7 +49,8 @@ function allUnscorable(
 }
 
 /**
- * Scores valid rollouts under the server's per-rollout deadline (one timer per batch: a rollout not answered
+ * Scores valid rollouts, starting in the check phase of the loop iteration that read them (with every other request
+ * read in that poll phase: `turn.ts`), under the server's per-rollout deadline (one timer per batch: a rollout not answered
  * `rolloutTimeoutMs` after admission reads `unscorable("timeout")` on every component; its component deadlines
  * still stop the work in the pool).
  *

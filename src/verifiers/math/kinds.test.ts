@@ -123,6 +123,15 @@ const KINDS: Record<string, Case[]> = {
     ["5", 'The answer is \\"5\\" or \\"6\\".', 0],
     ["6", 'The final answer is \\"5\\".', 0],
   ],
+  // the negations the exclusion filter reads since issue 33 (never, neither, cant, …) cannot hide a hedge: only an
+  // option that follows them is blanked, so every option the text still affirms counts
+  "exclusions read since issue 33 (adversarial)": [
+    ["A", "The answer is A or B, never mind.", 0],
+    ["A", "The answer is (A), (B), (C) or (D); neither is ruled out.", 0],
+    ["A", "I cannot decide: A or B, never C, never D.", 0],
+    ["B", "The answer is C. It can never be B.", 0],
+    ["A", "It cant be B, C or D, so A or B.", 0],
+  ],
   "full-width, logarithms, base subscripts": [
     ["72", "\\boxed{７２}", 1],
     ["72", "答案是７２", 1],
