@@ -49,10 +49,10 @@ function allUnscorable(
 }
 
 /**
- * Scores valid rollouts, starting in the check phase of the loop iteration that read them (with every other request
- * read in that poll phase: `turn.ts`), under the server's per-rollout deadline (one timer per batch: a rollout not answered
- * `rolloutTimeoutMs` after admission reads `unscorable("timeout")` on every component; its component deadlines
- * still stop the work in the pool).
+ * Scores valid rollouts, starting in the check phase of the loop iteration that read them (with every other
+ * request read in that poll phase: `turn.ts`), under the server's per-rollout deadline (one timer per batch: a
+ * rollout not answered `rolloutTimeoutMs` after admission reads `unscorable("timeout")` on every component; its
+ * component deadlines still stop the work in the pool).
  *
  * Rollouts with `group_size` are *held* (src/server/held-groups.ts): their per-rollout components are scored at once,
  * then they wait in the server's group barrier until their whole group (same spec, step and group, `group_size`
